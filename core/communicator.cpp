@@ -1,0 +1,81 @@
+#include "core/communicator.h"
+
+#include <cstdlib>
+
+#include "core/mpi_handle.h"
+
+namespace pf::core {
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init(argc, argv);
+  // Errors come back as codes we turn into messages, not as aborts inside MPI.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+MpiSession::~MpiSession() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void MpiSession::abort(int exit_code) {
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::exit(exit_code);
+}
+
+Communicator::Communicator(std::shared_ptr<const Handle> handle) : handle_(std::move(handle)) {
+  MPI_Comm_rank(handle_->comm, &rank_);
+  MPI_Comm_size(handle_->comm, &size_);
+}
+
+Communicator Communicator::world() { return Communicator(std::make_shared<Handle>(Handle{MPI_COMM_WORLD})); }
+Communicator Communicator::self() { return Communicator(std::make_shared<Handle>(Handle{MPI_COMM_SELF})); }
+
+std::uint64_t Communicator::sum(std::uint64_t value) const {
+  std::uint64_t out = 0;
+  MPI_Allreduce(&value, &out, 1, MPI_UINT64_T, MPI_SUM, handle_->comm);
+  return out;
+}
+
+std::int64_t Communicator::min(std::int64_t value) const {
+  std::int64_t out = 0;
+  MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MIN, handle_->comm);
+  return out;
+}
+
+std::int64_t Communicator::max(std::int64_t value) const {
+  std::int64_t out = 0;
+  MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MAX, handle_->comm);
+  return out;
+}
+
+double Communicator::max(double value) const {
+  double out = 0;
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, handle_->comm);
+  return out;
+}
+
+void Communicator::barrier() const { MPI_Barrier(handle_->comm); }
+
+std::vector<std::string> Communicator::all_gather(const std::string& value) const {
+  int length = static_cast<int>(value.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size_));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, handle_->comm);
+  std::vector<int> offsets(lengths.size(), 0);
+  int total = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    offsets[i] = total;
+    total += lengths[i];
+  }
+  std::string joined(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(value.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                 handle_->comm);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+    out.push_back(joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
+  return out;
+}
+
+}  // namespace pf::core

@@ -1,0 +1,135 @@
+#include "core/engine.h"
+
+#include <algorithm>
+
+#include "core/sync_state.h"
+
+namespace pf::core {
+
+const char* to_string(Sync sync) { return sync == Sync::window ? "window" : "null_message"; }
+
+void Engine::SyncStateDeleter::operator()(SyncState* state) const {
+  if (state->window_op != MPI_OP_NULL) MPI_Op_free(&state->window_op);
+  for (auto& per_rank : state->in_flight)
+    for (auto& flight : per_rank)
+      if (flight.request != MPI_REQUEST_NULL) MPI_Request_free(&flight.request);
+  delete state;
+}
+
+namespace {
+
+void check_config(const EngineConfig& config, int ranks, std::size_t lps, const std::vector<int>& lp_rank) {
+  if (lps == 0) throw ConfigError("engine: the model has no LPs");
+  if (lps > kMaxLps)
+    throw ConfigError("engine: " + std::to_string(lps) + " LPs exceed the limit of " + std::to_string(kMaxLps));
+  if (ranks > 1 && config.lookahead <= SimTime::zero())
+    throw ConfigError("engine: lookahead must be > 0 to run on " + std::to_string(ranks) +
+                      " ranks, found " + std::to_string(config.lookahead.ps) + " ps");
+  if (!config.channel_lookahead.empty() &&
+      config.channel_lookahead.size() != static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks))
+    throw ConfigError("engine: channel_lookahead needs ranks*ranks entries");
+  for (std::size_t lp = 0; lp < lps; ++lp)
+    if (lp_rank[lp] < 0 || lp_rank[lp] >= ranks)
+      throw ConfigError("engine: LP " + std::to_string(lp) + " mapped to rank " + std::to_string(lp_rank[lp]) +
+                        ", expected 0.." + std::to_string(ranks - 1));
+}
+
+}  // namespace
+
+Engine::Engine(Communicator comm, std::vector<int> lp_rank, EngineConfig config)
+    : comm_(std::move(comm)), lp_rank_(std::move(lp_rank)), config_(std::move(config)), rank_(comm_.rank()) {
+  check_config(config_, comm_.size(), lp_rank_.size(), lp_rank_);
+  send_seq_.assign(lp_rank_.size(), 0);
+  digest_.assign(lp_rank_.size(), 0);
+  outbox_.resize(static_cast<std::size_t>(comm_.size()));
+  for (auto& box : outbox_) box.resize(1);  // slot 0 is the message header
+
+  sync_.reset(new SyncState);
+  sync_->comm = comm_.handle().comm;
+  sync_->lookahead_to.resize(static_cast<std::size_t>(comm_.size()));
+  for (int r = 0; r < comm_.size(); ++r) {
+    SimTime l = channel_lookahead(rank_, r);
+    if (r != rank_ && l <= SimTime::zero())
+      throw ConfigError("engine: lookahead from rank " + std::to_string(rank_) + " to " + std::to_string(r) +
+                        " must be > 0");
+    sync_->lookahead_to[static_cast<std::size_t>(r)] = l;
+  }
+}
+
+SimTime Engine::channel_lookahead(int from, int to) const {
+  if (config_.channel_lookahead.empty()) return config_.lookahead;
+  return config_.channel_lookahead[static_cast<std::size_t>(from) * static_cast<std::size_t>(comm_.size()) +
+                                   static_cast<std::size_t>(to)];
+}
+
+void Engine::reject_send(SimTime at, LpId dst, const char* why) {
+  fail("LP " + std::to_string(current_lp_) + " at t=" + std::to_string(now_.ps) + " ps sent an event to LP " +
+           std::to_string(dst) + " for t=" + std::to_string(at.ps) + " ps " + why);
+}
+
+void Engine::send_remote(const Event& event, int dst_rank) {
+  const SimTime lookahead = sync_->lookahead_to[static_cast<std::size_t>(dst_rank)];
+  if (event.time < now_ + lookahead) [[unlikely]] {
+    std::string why = lookahead.is_infinite()
+                          ? std::string("on rank ") + std::to_string(dst_rank) + ", which has no channel from rank " +
+                                std::to_string(rank_)
+                          : "on rank " + std::to_string(dst_rank) + ", less than the lookahead (" +
+                                std::to_string(lookahead.ps) + " ps) ahead: lookahead violation";
+    reject_send(event.time, event.dst, why.c_str());
+    return;
+  }
+  outbox_[static_cast<std::size_t>(dst_rank)].push_back(event);
+  ++stats_.remote_events;
+}
+
+void Engine::deliver(const Event* events, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) queue_.push(events[i]);
+}
+
+void Engine::raise_pending_error() {
+  if (stop_) throw SimulationError(error_);
+}
+
+void Engine::fail(const std::string& message) {
+  if (stop_) return;  // keep the first error
+  stop_ = true;
+  error_ = message;
+}
+
+void Engine::fail_collectively() {
+  // Every rank learns the first rank's message, so the error reads the same
+  // whichever rank prints it and no rank is left waiting in a collective.
+  std::vector<std::string> messages = comm_.all_gather(stop_ ? error_ : std::string());
+  for (std::size_t r = 0; r < messages.size(); ++r)
+    if (!messages[r].empty()) throw SimulationError("rank " + std::to_string(r) + ": " + messages[r]);
+  throw SimulationError("a rank stopped with an error but sent no message");
+}
+
+EngineStats Engine::global_stats() const {
+  EngineStats g;
+  g.committed_events = comm_.sum(stats_.committed_events);
+  g.remote_events = comm_.sum(stats_.remote_events);
+  g.windows = static_cast<std::uint64_t>(comm_.max(static_cast<std::int64_t>(stats_.windows)));
+  g.null_messages = comm_.sum(stats_.null_messages);
+  g.messages = comm_.sum(stats_.messages);
+  g.peak_pending = comm_.sum(stats_.peak_pending);
+  g.queue_bytes = comm_.sum(stats_.queue_bytes);
+  g.wall_s = comm_.max(stats_.wall_s);
+  return g;
+}
+
+std::uint64_t Engine::global_digest() const {
+  // Sum of per-LP digests mixed with the LP id: independent of how LPs are
+  // spread over ranks, sensitive to each LP's own commit order.
+  std::uint64_t local = 0;
+  for (std::size_t lp = 0; lp < lp_rank_.size(); ++lp) {
+    if (lp_rank_[lp] != rank_) continue;
+    std::uint64_t x = digest_[lp] + (static_cast<std::uint64_t>(lp) + 1) * 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 33)) * 0xFF51AFD7ED558CCDull;
+    x = (x ^ (x >> 33)) * 0xC4CEB9FE1A85EC53ull;
+    local += x ^ (x >> 33);
+  }
+  return comm_.sum(local);
+}
+
+}  // namespace pf::core

@@ -1,0 +1,149 @@
+// Pending events in (time, src, seq) order: a 4-ary min-heap of small keys over
+// a pooled event store.
+//
+// The heap moves 24-byte entries, not 64-byte events; event bodies stay put in
+// `pool_` and freed slots are reused LIFO (cache-warm), so steady-state running
+// allocates nothing. `begin_pop` / `end_pop` let a handler's first send replace
+// the event being handled in a single sift-down instead of a pop and a push:
+// the common pattern "handle one, schedule one" costs one heap pass.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/event.h"
+
+namespace pf::core {
+
+class EventQueue {
+ public:
+  bool empty() const { return heap_.empty() || (heap_.size() == 1 && top_taken_); }
+  std::size_t size() const { return heap_.size() - (top_taken_ ? 1 : 0); }
+
+  // Time of the earliest pending event; infinity when none.
+  SimTime top_time() const {
+    if (heap_.empty() || top_taken_) return SimTime::infinity();
+    return SimTime{heap_[0].time};
+  }
+
+  void push(const Event& event);
+
+  // Copies the earliest event out and frees its slot; its heap entry stays as a
+  // placeholder until the next push (which overwrites it) or end_pop().
+  void begin_pop(Event& out);
+  void end_pop();
+
+  // Convenience for tests and cold paths: begin_pop + end_pop.
+  Event pop();
+
+  void reserve(std::size_t events);
+  // Bytes held by the heap and the pool (capacity, not size).
+  std::size_t memory_bytes() const;
+  std::size_t peak_size() const { return peak_size_; }
+
+ private:
+  struct Entry {
+    std::int64_t time;
+    std::uint64_t tie;
+    std::uint32_t slot;
+  };
+  static bool before(const Entry& a, const Entry& b) {
+    return a.time < b.time || (a.time == b.time && a.tie < b.tie);
+  }
+  std::uint32_t store(const Event& event);
+  void sift_up(std::size_t index);
+  void sift_down(std::size_t index);
+
+  std::vector<Entry> heap_;
+  std::vector<Event> pool_;
+  std::vector<std::uint32_t> free_slots_;
+  bool top_taken_ = false;
+  std::size_t peak_size_ = 0;
+};
+
+inline std::uint32_t EventQueue::store(const Event& event) {
+  if (!free_slots_.empty()) {
+    std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    pool_[slot] = event;
+    return slot;
+  }
+  pool_.push_back(event);
+  return static_cast<std::uint32_t>(pool_.size() - 1);
+}
+
+inline void EventQueue::push(const Event& event) {
+  Entry entry{event.time.ps, event.tie_key(), store(event)};
+  if (top_taken_) {
+    top_taken_ = false;
+    heap_[0] = entry;
+    sift_down(0);
+    return;
+  }
+  heap_.push_back(entry);
+  sift_up(heap_.size() - 1);
+  if (heap_.size() > peak_size_) peak_size_ = heap_.size();
+}
+
+inline void EventQueue::begin_pop(Event& out) {
+  std::uint32_t slot = heap_[0].slot;
+  out = pool_[slot];
+  free_slots_.push_back(slot);
+  top_taken_ = true;
+}
+
+inline void EventQueue::end_pop() {
+  if (!top_taken_) return;
+  top_taken_ = false;
+  heap_[0] = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) sift_down(0);
+}
+
+inline Event EventQueue::pop() {
+  Event event;
+  begin_pop(event);
+  end_pop();
+  return event;
+}
+
+inline void EventQueue::sift_up(std::size_t index) {
+  Entry moving = heap_[index];
+  while (index > 0) {
+    std::size_t parent = (index - 1) / 4;
+    if (!before(moving, heap_[parent])) break;
+    heap_[index] = heap_[parent];
+    index = parent;
+  }
+  heap_[index] = moving;
+}
+
+inline void EventQueue::sift_down(std::size_t index) {
+  const std::size_t n = heap_.size();
+  Entry moving = heap_[index];
+  for (;;) {
+    std::size_t first = index * 4 + 1;
+    if (first >= n) break;
+    std::size_t last = first + 4 < n ? first + 4 : n;
+    std::size_t best = first;
+    for (std::size_t c = first + 1; c < last; ++c)
+      if (before(heap_[c], heap_[best])) best = c;
+    if (!before(heap_[best], moving)) break;
+    heap_[index] = heap_[best];
+    index = best;
+  }
+  heap_[index] = moving;
+}
+
+inline void EventQueue::reserve(std::size_t events) {
+  heap_.reserve(events);
+  pool_.reserve(events);
+  free_slots_.reserve(events);
+}
+
+inline std::size_t EventQueue::memory_bytes() const {
+  return heap_.capacity() * sizeof(Entry) + pool_.capacity() * sizeof(Event) +
+         free_slots_.capacity() * sizeof(std::uint32_t);
+}
+
+}  // namespace pf::core

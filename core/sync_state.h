@@ -1,0 +1,43 @@
+// Internal to core/: the MPI-side state of the two synchronisation modes.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "core/engine.h"
+#include "core/mpi_handle.h"
+
+namespace pf::core {
+
+// Every MPI message between engines is an array of Events whose first element
+// is a header: time = the sender's channel clock (null_message mode), kind =
+// flags. The rest are the events themselves, sent straight from the outbox.
+inline constexpr int kEventTag = 7001;
+inline constexpr EventKind kFlagFinal = 1;  // the sender has finished: nothing more follows
+inline constexpr EventKind kFlagError = 2;  // the sender stopped on an error
+
+struct InFlight {
+  std::vector<Event> buffer;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+struct Engine::SyncState {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<SimTime> lookahead_to;     // per destination rank; infinity = no channel
+
+  // window mode
+  MPI_Op window_op = MPI_OP_NULL;
+  std::vector<std::int64_t> reduce_in, reduce_out;
+  std::vector<MPI_Request> window_requests;
+
+  // null_message mode
+  std::vector<SimTime> in_clock;          // per source rank: no future event from it is earlier
+  std::vector<SimTime> last_promise;      // per destination rank: the clock we last sent
+  std::vector<std::vector<InFlight>> in_flight;  // per destination rank
+  std::vector<bool> final_from;           // per source rank
+
+  std::vector<Event> recv_buffer;
+};
+
+}  // namespace pf::core

@@ -1,0 +1,43 @@
+// preflight: one binary, subcommands (SPEC section 2).
+#include <cstdio>
+#include <exception>
+
+#include "core/communicator.h"
+#include "core/error.h"
+#include "io/cli/command.h"
+
+int main(int argc, char** argv) {
+  pf::core::MpiSession mpi(&argc, &argv);
+  pf::cli::CommandContext ctx;
+  ctx.rank = pf::core::Communicator::world().rank();
+  ctx.ranks = pf::core::Communicator::world().size();
+
+  CLI::App app{"preflight: predicts large-model training on GPU clusters by parallel discrete-event simulation"};
+  app.require_subcommand(1);
+  pf::cli::add_phold_command(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    if (ctx.is_root()) app.exit(e);
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    if (ctx.is_root()) app.exit(e);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    if (ctx.is_root()) std::fprintf(stderr, "preflight: error: %s (try --help)\n", e.what());
+    return 2;
+  } catch (const pf::ConfigError& e) {
+    // Configuration is read identically on every rank, so rank 0 speaks for all.
+    if (ctx.is_root()) std::fprintf(stderr, "preflight: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const pf::Error& e) {
+    std::fprintf(stderr, "preflight: error%s: %s\n", ctx.ranks > 1 ? (" [rank " + std::to_string(ctx.rank) + "]").c_str() : "", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "preflight: internal error [rank %d]: %s\n", ctx.rank, e.what());
+    mpi.abort(1);
+    return 1;
+  }
+  return ctx.exit_code;
+}

@@ -1,0 +1,62 @@
+// What a transformer model is, as the workload, cost and memory models need it.
+// Plain data: io/ fills it from YAML (SPEC section 3, model file) and validates it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace pf::models {
+
+enum class Activation { gelu, swiglu };
+enum class Norm { layernorm, rmsnorm };
+
+struct MoeSpec {
+  int num_experts = 0;
+  int top_k = 0;
+  std::int64_t expert_ffn_hidden_size = 0;
+  int shared_experts = 0;             // always-on experts (DeepSeek); 0 for Mixtral
+  int first_dense_layers = 0;          // leading layers with a dense FFN (DeepSeek-V3: 3)
+  // Group-limited routing (DeepSeek-V3 "node-limited routing"): experts are split
+  // into num_expert_groups groups and each token picks its top_k experts from at
+  // most topk_groups groups, which bounds how many EP ranks a token reaches.
+  // 0 = unrestricted routing (Mixtral).
+  int num_expert_groups = 0;           // DeepSeek-V3: 8
+  int topk_groups = 0;                 // DeepSeek-V3: 4
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3): K and V are compressed into a
+// kv_lora_rank latent (plus a shared rotary key), Q into q_lora_rank, and each
+// head's query/key is qk_nope_head_dim + qk_rope_head_dim wide, its value
+// v_head_dim wide. Changes attention's parameter count and FLOPs, and the
+// activation memory of K/V.
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;        // 0 = queries are not compressed
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
+struct ModelSpec {
+  std::string name;
+  int layers = 0;
+  std::int64_t hidden_size = 0;
+  std::int64_t ffn_hidden_size = 0;
+  int num_attention_heads = 0;
+  int num_kv_heads = 0;               // == heads: multi-head; < heads: grouped-query attention
+  std::int64_t head_dim = 0;          // 0 = hidden_size / num_attention_heads
+  std::int64_t vocab_size = 0;
+  Activation activation = Activation::gelu;
+  Norm norm = Norm::layernorm;
+  bool tied_embeddings = false;       // LM head shares the input embedding matrix
+  std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;          // set: attention is MLA instead of (grouped-query) MHA
+  int mtp_layers = 0;                  // multi-token-prediction modules after the last layer (DeepSeek-V3: 1)
+
+  std::int64_t effective_head_dim() const {
+    return head_dim > 0 ? head_dim : hidden_size / num_attention_heads;
+  }
+};
+
+}  // namespace pf::models

@@ -1,0 +1,27 @@
+// How a run is simulated and what it writes (SPEC section 3: simulation, output).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace pf::models {
+
+enum class NetworkMode { packet, analytical };
+enum class SyncMode { window, null_message };
+enum class PartitionStrategy { metis, block, round_robin };
+
+struct SimulationSpec {
+  NetworkMode network = NetworkMode::packet;
+  std::int64_t chunk_bytes = 1 << 20;
+  SyncMode sync = SyncMode::window;
+  PartitionStrategy partition = PartitionStrategy::metis;
+  std::uint64_t seed = 1;
+};
+
+struct OutputSpec {
+  std::string dir = "out";
+  bool timeline = true;
+  std::string timeline_gpus = "auto";   // auto | all | "0-63,512-575" | first_replica
+};
+
+}  // namespace pf::models
