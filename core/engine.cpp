@@ -13,6 +13,7 @@ void Engine::SyncStateDeleter::operator()(SyncState* state) const {
   for (auto& per_rank : state->in_flight)
     for (auto& flight : per_rank)
       if (flight.request != MPI_REQUEST_NULL) MPI_Request_free(&flight.request);
+  if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
   delete state;
 }
 
@@ -22,9 +23,11 @@ void check_config(const EngineConfig& config, int ranks, std::size_t lps, const 
   if (lps == 0) throw ConfigError("engine: the model has no LPs");
   if (lps > kMaxLps)
     throw ConfigError("engine: " + std::to_string(lps) + " LPs exceed the limit of " + std::to_string(kMaxLps));
-  if (ranks > 1 && config.lookahead <= SimTime::zero())
-    throw ConfigError("engine: lookahead must be > 0 to run on " + std::to_string(ranks) +
-                      " ranks, found " + std::to_string(config.lookahead.ps) + " ps");
+  // Refused on one rank too: a model that runs only sequentially would give a
+  // result (an error) that depends on the rank count.
+  if (config.lookahead <= SimTime::zero())
+    throw ConfigError("engine: lookahead must be > 0 ps (conservative synchronisation needs it), found " +
+                      std::to_string(config.lookahead.ps) + " ps");
   if (!config.channel_lookahead.empty() &&
       config.channel_lookahead.size() != static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks))
     throw ConfigError("engine: channel_lookahead needs ranks*ranks entries");
@@ -45,7 +48,9 @@ Engine::Engine(Communicator comm, std::vector<int> lp_rank, EngineConfig config)
   for (auto& box : outbox_) box.resize(1);  // slot 0 is the message header
 
   sync_.reset(new SyncState);
-  sync_->comm = comm_.handle().comm;
+  // A private communicator: messages an engine leaves unreceived when it stops
+  // on an error can never be mistaken for another engine's.
+  MPI_Comm_dup(comm_.handle().comm, &sync_->comm);
   sync_->lookahead_to.resize(static_cast<std::size_t>(comm_.size()));
   for (int r = 0; r < comm_.size(); ++r) {
     SimTime l = channel_lookahead(rank_, r);

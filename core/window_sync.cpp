@@ -33,6 +33,10 @@ SimTime Engine::next_window_bound() {
     s.reduce_out.assign(2 + ranks_n, 0);
   }
 
+  // A fast rank can post window k+1's batches while a slow one is still
+  // receiving window k's; alternating tags keep the two apart (a rank is never
+  // more than one window ahead: it cannot pass the next reduction alone).
+  const int tag = kEventTag + static_cast<int>(stats_.windows & 1);
   std::int64_t local_min = queue_.top_time().ps;
   std::fill(s.reduce_in.begin() + 2, s.reduce_in.end(), 0);
   s.window_requests.clear();
@@ -42,8 +46,8 @@ SimTime Engine::next_window_bound() {
     for (std::size_t i = 1; i < box.size(); ++i) local_min = std::min(local_min, box[i].time.ps);
     box[0].kind = 0;
     s.window_requests.emplace_back();
-    MPI_Isend(box.data(), static_cast<int>(box.size() * sizeof(Event)), MPI_BYTE, static_cast<int>(r), kEventTag,
-              s.comm, &s.window_requests.back());
+    MPI_Isend(box.data(), static_cast<int>(box.size() * sizeof(Event)), MPI_BYTE, static_cast<int>(r), tag, s.comm,
+              &s.window_requests.back());
     s.reduce_in[2 + r] = 1;
     ++stats_.messages;
   }
@@ -55,11 +59,11 @@ SimTime Engine::next_window_bound() {
   const std::int64_t incoming = s.reduce_out[2 + static_cast<std::size_t>(rank_)];
   for (std::int64_t i = 0; i < incoming; ++i) {
     MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, kEventTag, s.comm, &status);
+    MPI_Probe(MPI_ANY_SOURCE, tag, s.comm, &status);
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     s.recv_buffer.resize(static_cast<std::size_t>(bytes) / sizeof(Event));
-    MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kEventTag, s.comm, MPI_STATUS_IGNORE);
+    MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, tag, s.comm, MPI_STATUS_IGNORE);
     deliver(s.recv_buffer.data() + 1, s.recv_buffer.size() - 1);
   }
   MPI_Waitall(static_cast<int>(s.window_requests.size()), s.window_requests.data(), MPI_STATUSES_IGNORE);

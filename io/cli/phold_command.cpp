@@ -40,6 +40,8 @@ void check(const PholdOptions& o) {
   if (!(o.mean_us > o.lookahead_us) || !std::isfinite(o.mean_us))
     throw ConfigError("--mean: expected a time greater than --lookahead (" + std::to_string(o.lookahead_us) +
                       "), found " + std::to_string(o.mean_us));
+  if (!(o.end_us > 0))
+    throw ConfigError("--end: expected a time > 0 us, found " + std::to_string(o.end_us));
   if (o.end_us > 1e8)
     throw ConfigError("--end: expected at most 1e8 us (100 s of simulated time), found " + std::to_string(o.end_us));
   if (core::SimTime::from_us(o.lookahead_us) <= core::SimTime::zero())
@@ -120,8 +122,7 @@ void add_phold_command(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::Range(0.0, 1.0))->capture_default_str();
   cmd->add_option("--lookahead", options->lookahead_us, "minimum delay, us (1.0 = 1 us)")->capture_default_str();
   cmd->add_option("--mean", options->mean_us, "mean delay, us (> lookahead)")->capture_default_str();
-  cmd->add_option("--end", options->end_us, "end of simulated time, us")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--end", options->end_us, "end of simulated time, us")->capture_default_str();
   cmd->add_option("--seed", options->seed, "random seed")->capture_default_str();
   cmd->add_option("--sync", options->sync, "synchronisation on >1 rank")
       ->check(CLI::IsMember({"window", "null_message"}))->capture_default_str();
