@@ -39,6 +39,16 @@ class PholdModel {
   void initialise(core::Engine& engine);
   void on_event(core::Engine& engine, const core::Event& event);
 
+  // The model's whole decision, engine-free (the bare-loop benchmark uses it):
+  // where LP `lp`, handling an event at `now`, sends its next event, and when.
+  struct Hop {
+    core::LpId dst;
+    core::SimTime at;
+  };
+  Hop next_hop(core::LpId lp, core::SimTime now);
+  core::SimTime initial_time(core::LpId lp) { return next_delay(lp); }
+  const PholdParams& params() const { return params_; }
+
  private:
   // splitmix64: 8 bytes of state per LP, full-period, statistically sound for this use.
   std::uint64_t next_u64(core::LpId lp);
@@ -62,12 +72,15 @@ inline double PholdModel::next_unit(core::LpId lp) {
   return static_cast<double>(next_u64(lp) >> 11) * 0x1.0p-53;
 }
 
+inline PholdModel::Hop PholdModel::next_hop(core::LpId lp, core::SimTime now) {
+  core::LpId dst = lp;
+  if (next_u64(lp) < remote_threshold_) dst = static_cast<core::LpId>((next_u64(lp) >> 32) * params_.lps >> 32);
+  return {dst, now + next_delay(lp)};
+}
+
 inline void PholdModel::on_event(core::Engine& engine, const core::Event& event) {
-  core::LpId dst = event.dst;
-  if (next_u64(dst) < remote_threshold_)
-    dst = static_cast<core::LpId>((next_u64(event.dst) >> 32) * params_.lps >> 32);
-  const core::SimTime at = engine.now() + next_delay(event.dst);
-  if (at < params_.end) engine.send(at, dst, kHop, core::NoPayload{});
+  const Hop hop = next_hop(event.dst, engine.now());
+  if (hop.at < params_.end) engine.send(hop.at, hop.dst, kHop, core::NoPayload{});
 }
 
 }  // namespace pf::models
