@@ -23,7 +23,7 @@ class EventQueue {
   // Time of the earliest pending event; infinity when none.
   SimTime top_time() const {
     if (heap_.empty() || top_taken_) return SimTime::infinity();
-    return SimTime{heap_[0].time};
+    return SimTime{static_cast<std::int64_t>(static_cast<std::uint64_t>(heap_[0].key >> 64) ^ (std::uint64_t{1} << 63))};
   }
 
   void push(const Event& event);
@@ -42,14 +42,18 @@ class EventQueue {
   std::size_t peak_size() const { return peak_size_; }
 
  private:
+  // (time, tie) as one unsigned 128-bit number: one branch-free comparison.
+  // Time's sign bit is flipped so that signed order becomes unsigned order.
+  __extension__ using Key = unsigned __int128;
   struct Entry {
-    std::int64_t time;
-    std::uint64_t tie;
+    Key key;
     std::uint32_t slot;
   };
-  static bool before(const Entry& a, const Entry& b) {
-    return a.time < b.time || (a.time == b.time && a.tie < b.tie);
+  static Key key_of(const Event& e) {
+    const auto t = static_cast<std::uint64_t>(e.time.ps) ^ (std::uint64_t{1} << 63);
+    return (static_cast<Key>(t) << 64) | e.tie_key();
   }
+  static bool before(const Entry& a, const Entry& b) { return a.key < b.key; }
   std::uint32_t store(const Event& event);
   void sift_up(std::size_t index);
   void sift_down(std::size_t index);
@@ -73,7 +77,7 @@ inline std::uint32_t EventQueue::store(const Event& event) {
 }
 
 inline void EventQueue::push(const Event& event) {
-  Entry entry{event.time.ps, event.tie_key(), store(event)};
+  Entry entry{key_of(event), store(event)};
   if (top_taken_) {
     top_taken_ = false;
     heap_[0] = entry;
@@ -122,12 +126,19 @@ inline void EventQueue::sift_down(std::size_t index) {
   const std::size_t n = heap_.size();
   Entry moving = heap_[index];
   for (;;) {
-    std::size_t first = index * 4 + 1;
+    const std::size_t first = index * 4 + 1;
     if (first >= n) break;
-    std::size_t last = first + 4 < n ? first + 4 : n;
-    std::size_t best = first;
-    for (std::size_t c = first + 1; c < last; ++c)
-      if (before(heap_[c], heap_[best])) best = c;
+    std::size_t best;
+    if (first + 4 <= n) {
+      // All four children: a branch-free tournament (the common case).
+      const std::size_t a = first + static_cast<std::size_t>(before(heap_[first + 1], heap_[first]));
+      const std::size_t b = first + 2 + static_cast<std::size_t>(before(heap_[first + 3], heap_[first + 2]));
+      best = before(heap_[b], heap_[a]) ? b : a;
+    } else {
+      best = first;
+      for (std::size_t c = first + 1; c < n; ++c)
+        if (before(heap_[c], heap_[best])) best = c;
+    }
     if (!before(heap_[best], moving)) break;
     heap_[index] = heap_[best];
     index = best;

@@ -1,0 +1,120 @@
+#include "io/config/experiment_checks.h"
+
+#include <numeric>
+
+#include "io/config/config_error.h"
+#include "io/config/hardware_parser.h"
+#include "io/config/output_parser.h"
+
+namespace pf::config {
+
+namespace {
+
+std::string str(std::int64_t value) { return std::to_string(value); }
+
+void check_tensor_split(const ConfigNode& root, const models::ExperimentSpec& s) {
+  const models::ModelSpec& m = s.model;
+  const int tp = s.parallelism.tp;
+  const ConfigNode& tp_node = nearest_node(root, "parallelism.tp");
+  if (m.num_attention_heads % tp != 0) {
+    fail_expected(tp_node, "a divisor of model.num_attention_heads (" + str(m.num_attention_heads) + ")", str(tp));
+  }
+  // Fewer KV heads than TP ranks are replicated (Megatron GQA); more must split evenly.
+  const int kv = m.num_kv_heads;
+  if ((kv >= tp && kv % tp != 0) || (kv < tp && tp % kv != 0)) {
+    fail_expected(tp_node, "a divisor or multiple of model.num_kv_heads (" + str(kv) + ")", str(tp));
+  }
+  // Column-parallel MLP weights split the FFN width evenly across TP ranks.
+  if (m.ffn_hidden_size % tp != 0) {
+    fail_expected(tp_node, "a divisor of model.ffn_hidden_size (" + str(m.ffn_hidden_size) + ")", str(tp));
+  }
+  if (m.moe && m.moe->expert_ffn_hidden_size % tp != 0) {
+    fail_expected(tp_node, "a divisor of model.moe.expert_ffn_hidden_size (" + str(m.moe->expert_ffn_hidden_size) + ")",
+                  str(tp));
+  }
+}
+
+void check_experts(const ConfigNode& root, const models::ExperimentSpec& s) {
+  const int ep = s.parallelism.ep;
+  if (ep == 1) return;
+  const ConfigNode& ep_node = nearest_node(root, "parallelism.ep");
+  if (!s.model.moe) fail_expected(ep_node, "1 for a model without moe", str(ep));
+  if (s.model.moe->num_experts % ep != 0) {
+    fail_expected(ep_node, "a divisor of model.moe.num_experts (" + str(s.model.moe->num_experts) + ")", str(ep));
+  }
+}
+
+void check_stages(const ConfigNode& root, const models::ExperimentSpec& s) {
+  const models::ParallelismSpec& p = s.parallelism;
+  const std::int64_t chunks = std::int64_t{p.pp} * p.virtual_stages;
+  if (p.layers_per_stage.empty()) {
+    if (s.model.layers < chunks) {
+      fail_expected(nearest_node(root, "parallelism.pp"),
+                    "pp*virtual_stages <= model.layers (" + str(s.model.layers) + ")", str(chunks));
+    }
+    return;
+  }
+  const std::int64_t sum = std::accumulate(p.layers_per_stage.begin(), p.layers_per_stage.end(), std::int64_t{0});
+  if (sum != s.model.layers) {
+    fail_expected(nearest_node(root, "parallelism.layers_per_stage"),
+                  "entries summing to model.layers (" + str(s.model.layers) + ")", "a sum of " + str(sum));
+  }
+}
+
+void check_sequence(const ConfigNode& root, const models::ExperimentSpec& s) {
+  const models::ParallelismSpec& p = s.parallelism;
+  const std::int64_t seq = s.training.seq_length;
+  const ConfigNode& seq_node = nearest_node(root, "training.seq_length");
+  // Megatron's context parallelism splits each sequence into 2*cp chunks to balance causal attention.
+  if (p.cp > 1 && seq % (2 * p.cp) != 0) {
+    fail_expected(seq_node, "a multiple of 2*cp (" + str(2 * p.cp) + ")", str(seq));
+  }
+  if (p.sequence_parallel && p.tp > 1 && (seq / p.cp) % p.tp != 0) {
+    fail_expected(seq_node, "a multiple of cp*tp (" + str(std::int64_t{p.cp} * p.tp) + ") with sequence_parallel",
+                  str(seq));
+  }
+}
+
+void check_batch(const ConfigNode& root, const models::ExperimentSpec& s) {
+  const std::int64_t per_step = s.training.micro_batch_size * s.parallelism.dp;
+  if (s.training.global_batch_size % per_step != 0) {
+    fail_expected(nearest_node(root, "training.global_batch_size"),
+                  "a multiple of micro_batch_size*dp (" + str(s.training.micro_batch_size) + "*" +
+                      str(s.parallelism.dp) + " = " + str(per_step) + ")",
+                  str(s.training.global_batch_size));
+  }
+}
+
+void check_dtype(const ConfigNode& root, const models::ExperimentSpec& s) {
+  if (s.hardware.gpu.peak_tflops.count(s.training.dtype) == 0) {
+    fail_expected(nearest_node(root, "hardware.gpu.peak_tflops"),
+                  "a peak for training.dtype " + std::string(dtype_name(s.training.dtype)), "none");
+  }
+}
+
+void check_timeline_gpus(const ConfigNode& root, const models::ExperimentSpec& s) {
+  const auto ranges = parse_gpu_range_list(s.output.timeline_gpus);
+  if (!ranges) return;   // a keyword: auto | all | first_replica
+  for (const GpuRange& range : *ranges) {
+    if (range.last >= s.gpu_count()) {
+      fail_expected(nearest_node(root, "output.timeline_gpus"),
+                    "GPU ids below the GPU count (" + str(s.gpu_count()) + ")", "id " + str(range.last));
+    }
+  }
+}
+
+}  // namespace
+
+void check_experiment(const ConfigNode& root, const models::ExperimentSpec& spec, bool has_model) {
+  if (has_model) {
+    check_tensor_split(root, spec);
+    check_experts(root, spec);
+    check_stages(root, spec);
+  }
+  check_sequence(root, spec);
+  check_batch(root, spec);
+  check_dtype(root, spec);
+  check_timeline_gpus(root, spec);
+}
+
+}  // namespace pf::config

@@ -1,0 +1,103 @@
+#include "io/config/hardware_parser.h"
+
+#include <filesystem>
+
+#include "io/config/config_error.h"
+#include "io/config/map_reader.h"
+#include "io/config/part_references.h"
+
+namespace pf::config {
+
+namespace {
+
+constexpr models::Dtype kDtypes[] = {models::Dtype::bf16, models::Dtype::fp16, models::Dtype::fp8,
+                                     models::Dtype::tf32, models::Dtype::fp32};
+
+std::map<models::Dtype, double> parse_peaks(const ConfigNode& node) {
+  MapReader r(node);
+  std::map<models::Dtype, double> peaks;
+  for (const models::Dtype dtype : kDtypes) {
+    if (r.find(dtype_name(dtype))) peaks[dtype] = r.get_double(dtype_name(dtype), NumberRange::positive());
+  }
+  r.finish();
+  if (peaks.empty()) fail_expected(node, "at least one of bf16, fp16, fp8, tf32, fp32 (dense TFLOP/s)", "none");
+  return peaks;
+}
+
+models::OpEfficiency parse_efficiency(const ConfigNode& node) {
+  MapReader r(node);
+  models::OpEfficiency e;
+  // Fractions of the datasheet peak a kernel class reaches: above 1 is impossible.
+  e.gemm = r.get_double_or("gemm", e.gemm, NumberRange::fraction());
+  e.attention = r.get_double_or("attention", e.attention, NumberRange::fraction());
+  e.elementwise = r.get_double_or("elementwise", e.elementwise, NumberRange::fraction());
+  e.communication_overhead_us =
+      r.get_double_or("communication_overhead_us", e.communication_overhead_us, NumberRange::non_negative());
+  e.overlap_slowdown = r.get_double_or("overlap_slowdown", e.overlap_slowdown, NumberRange::at_least(1.0));
+  r.finish();
+  return e;
+}
+
+std::string parse_calibration(MapReader& r) {
+  const ConfigNode* value = r.find("calibration");
+  if (!value) return "";
+  if (!value->is_scalar()) fail_expected(*value, "the path of a kernel-time CSV file");
+  const std::filesystem::path file = resolve_path(*value);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    fail_expected(*value, "the path of an existing kernel-time CSV file", "'" + value->text() + "' (no such file: " +
+                  file.string() + ")");
+  }
+  return file.string();
+}
+
+models::GpuSpec parse_gpu(const ConfigNode& node) {
+  MapReader r(node);
+  models::GpuSpec gpu;
+  gpu.name = r.get_string_or("name", "gpu");
+  gpu.peak_tflops = parse_peaks(r.require("peak_tflops", "a mapping of dtype to dense TFLOP/s"));
+  gpu.memory_gb = r.get_double("memory_gb", NumberRange::positive());
+  gpu.memory_bandwidth_gbps = r.get_double("memory_bandwidth_gbps", NumberRange::positive());
+  if (const ConfigNode* efficiency = r.find("efficiency")) gpu.efficiency = parse_efficiency(*efficiency);
+  gpu.calibration = parse_calibration(r);
+  r.finish();
+  return gpu;
+}
+
+models::NodeSpec parse_node(const ConfigNode& node) {
+  MapReader r(node);
+  models::NodeSpec n;
+  n.gpus_per_node = static_cast<int>(r.get_int("gpus_per_node", 1, kIntMax));
+  n.nvlink_bandwidth_gbps = r.get_double("nvlink_bandwidth_gbps", NumberRange::positive());
+  n.nvlink_latency_us = r.get_double("nvlink_latency_us", NumberRange::non_negative());
+  n.nics_per_node = static_cast<int>(r.get_int("nics_per_node", 1, kIntMax));
+  n.nic_bandwidth_gbps = r.get_double("nic_bandwidth_gbps", NumberRange::positive());
+  n.nic_latency_us = r.get_double("nic_latency_us", NumberRange::non_negative());
+  n.pcie_bandwidth_gbps = r.get_double("pcie_bandwidth_gbps", NumberRange::positive());
+  r.finish();
+  return n;
+}
+
+}  // namespace
+
+const char* dtype_name(models::Dtype dtype) {
+  switch (dtype) {
+    case models::Dtype::bf16: return "bf16";
+    case models::Dtype::fp16: return "fp16";
+    case models::Dtype::fp8: return "fp8";
+    case models::Dtype::tf32: return "tf32";
+    case models::Dtype::fp32: return "fp32";
+  }
+  return "bf16";
+}
+
+models::HardwareSpec parse_hardware(const ConfigNode& node) {
+  MapReader r(node);
+  models::HardwareSpec hw;
+  hw.gpu = parse_gpu(r.require("gpu", "a mapping describing the GPU"));
+  hw.node = parse_node(r.require("node", "a mapping describing the GPU server"));
+  r.finish();
+  return hw;
+}
+
+}  // namespace pf::config

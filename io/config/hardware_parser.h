@@ -1,0 +1,15 @@
+// The hardware part (SPEC section 3, hardware file): one GPU and the server
+// that holds gpus_per_node of them.
+#pragma once
+
+#include "io/config/config_node.h"
+#include "models/spec/hardware_spec.h"
+
+namespace pf::config {
+
+models::HardwareSpec parse_hardware(const ConfigNode& node);
+
+// The dtype names used as keys of peak_tflops and by training.dtype.
+const char* dtype_name(models::Dtype dtype);
+
+}  // namespace pf::config

@@ -1,0 +1,31 @@
+#include "io/config/simulation_parser.h"
+
+#include "io/config/map_reader.h"
+
+namespace pf::config {
+
+namespace {
+
+const EnumNames<models::NetworkMode> kNetworks{{"packet", models::NetworkMode::packet},
+                                                {"analytical", models::NetworkMode::analytical}};
+const EnumNames<models::SyncMode> kSyncs{{"window", models::SyncMode::window},
+                                          {"null_message", models::SyncMode::null_message}};
+const EnumNames<models::PartitionStrategy> kPartitions{{"metis", models::PartitionStrategy::metis},
+                                                        {"block", models::PartitionStrategy::block},
+                                                        {"round_robin", models::PartitionStrategy::round_robin}};
+
+}  // namespace
+
+models::SimulationSpec parse_simulation(const ConfigNode& node) {
+  MapReader r(node);
+  models::SimulationSpec s;
+  s.network = r.get_enum_or("network", s.network, kNetworks);
+  s.chunk_bytes = r.get_int_or("chunk_bytes", s.chunk_bytes, 1, kInt64Max);
+  s.sync = r.get_enum_or("sync", s.sync, kSyncs);
+  s.partition = r.get_enum_or("partition", s.partition, kPartitions);
+  s.seed = static_cast<std::uint64_t>(r.get_int_or("seed", static_cast<std::int64_t>(s.seed), 0, kInt64Max));
+  r.finish();
+  return s;
+}
+
+}  // namespace pf::config

@@ -1,0 +1,34 @@
+#include "io/config/training_parser.h"
+
+#include "io/config/map_reader.h"
+
+namespace pf::config {
+
+namespace {
+
+const EnumNames<models::Recompute> kRecompute{{"none", models::Recompute::none},
+                                               {"selective", models::Recompute::selective},
+                                               {"full", models::Recompute::full}};
+// Training precisions (tf32/fp32 peaks exist in hardware files but are not training dtypes here).
+const EnumNames<models::Dtype> kTrainingDtypes{{"bf16", models::Dtype::bf16},
+                                                {"fp16", models::Dtype::fp16},
+                                                {"fp8", models::Dtype::fp8}};
+
+}  // namespace
+
+models::TrainingSpec parse_training(const ConfigNode& node) {
+  MapReader r(node);
+  models::TrainingSpec t;
+  t.global_batch_size = r.get_int("global_batch_size", 1, kInt64Max);
+  t.micro_batch_size = r.get_int_or("micro_batch_size", 1, 1, kInt64Max);
+  t.seq_length = r.get_int("seq_length", 1, kInt64Max);
+  t.recompute = r.get_enum_or("recompute", models::Recompute::none, kRecompute);
+  t.dtype = r.get_enum_or("dtype", models::Dtype::bf16, kTrainingDtypes);
+  t.overlap_grad_reduce = r.get_bool_or("overlap_grad_reduce", true);
+  t.overlap_param_gather = r.get_bool_or("overlap_param_gather", true);
+  t.grad_bucket_mb = r.get_double_or("grad_bucket_mb", 25.0, NumberRange::positive());
+  r.finish();
+  return t;
+}
+
+}  // namespace pf::config

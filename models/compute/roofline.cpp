@@ -1,0 +1,84 @@
+#include "models/compute/roofline.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+
+namespace pf::models {
+namespace {
+
+static_assert(static_cast<int>(Dtype::fp32) == 4, "Roofline::peak_ is indexed by Dtype; update kDtypes");
+
+int index(Dtype dtype) { return static_cast<int>(dtype); }
+
+void require_positive(double value, const char* key) {
+  if (!(value > 0)) {
+    throw ConfigError(std::string("hardware ") + key + ": expected a positive number, found " + std::to_string(value));
+  }
+}
+
+}  // namespace
+
+bool uses_tensor_cores(OpClass cls) {
+  return cls == OpClass::gemm || cls == OpClass::gemm_backward || cls == OpClass::attention ||
+         cls == OpClass::attention_backward;
+}
+
+Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 1e9), efficiency_(gpu.efficiency) {
+  require_positive(gpu.memory_bandwidth_gbps, "gpu.memory_bandwidth_gbps");
+  require_positive(efficiency_.gemm, "gpu.efficiency.gemm");
+  require_positive(efficiency_.attention, "gpu.efficiency.attention");
+  require_positive(efficiency_.elementwise, "gpu.efficiency.elementwise");
+  if (gpu.peak_tflops.empty()) {
+    throw ConfigError("hardware gpu.peak_tflops: expected at least one dtype entry, found none");
+  }
+  for (const auto& [dtype, tflops] : gpu.peak_tflops) {
+    require_positive(tflops, "gpu.peak_tflops");
+    peak_[index(dtype)] = tflops * 1e12;
+  }
+}
+
+double Roofline::peak_flops(OpClass cls, Dtype dtype) const {
+  // Non-matmul kernels run on the CUDA cores: the fp32 entry is their rate.
+  if (!uses_tensor_cores(cls) && peak_[index(Dtype::fp32)] > 0) return peak_[index(Dtype::fp32)];
+  const double peak = peak_[index(dtype)];
+  if (peak <= 0) {
+    throw ConfigError(std::string("hardware gpu.peak_tflops: expected an entry for ") + to_string(dtype) +
+                      " (needed by a " + to_string(cls) + " op), found none");
+  }
+  return peak;
+}
+
+double Roofline::compute_efficiency(OpClass cls) const {
+  switch (cls) {
+    case OpClass::gemm:
+    case OpClass::gemm_backward: return efficiency_.gemm;
+    case OpClass::attention:
+    case OpClass::attention_backward: return efficiency_.attention;
+    default: return efficiency_.elementwise;
+  }
+}
+
+double Roofline::compute_seconds(const ComputeOp& op) const {
+  if (op.flops <= 0) return 0.0;
+  return op.flops / (peak_flops(op.cls, op.dtype) * compute_efficiency(op.cls));
+}
+
+double Roofline::memory_seconds(const ComputeOp& op) const {
+  return op.bytes / (bandwidth_ * efficiency_.elementwise);
+}
+
+double Roofline::seconds(const ComputeOp& op) const { return std::max(compute_seconds(op), memory_seconds(op)); }
+
+double Roofline::ideal_seconds(const ComputeOp& op) const {
+  const double compute = op.flops > 0 ? op.flops / peak_flops(op.cls, op.dtype) : 0.0;
+  return std::max(compute, op.bytes / bandwidth_);
+}
+
+double Roofline::ridge_intensity(OpClass cls, Dtype dtype) const {
+  // flops/(P·e_c) = bytes/(B·e_m)  ⇔  flops/bytes = P·e_c / (B·e_m).
+  return peak_flops(cls, dtype) * compute_efficiency(cls) / (bandwidth_ * efficiency_.elementwise);
+}
+
+}  // namespace pf::models

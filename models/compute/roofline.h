@@ -1,0 +1,66 @@
+// The roofline cost of an op (DESIGN, models/: compute cost):
+//
+//   time = max( flops / (peak[dtype] · efficiency[class]),
+//               bytes / (memory_bandwidth · efficiency.elementwise) )
+//
+// Compute term. gemm and gemm_backward use efficiency.gemm, attention and
+// attention_backward use efficiency.attention, at the dtype's dense
+// tensor-core peak (gpu.peak_tflops). Every other class (norms, elementwise,
+// optimizer, embedding, loss) runs on the CUDA cores, not the tensor cores, so
+// its peak is the fp32 entry of gpu.peak_tflops (the non-tensor vector rate,
+// e.g. 19.5 on an A100) when the hardware file gives one, at
+// efficiency.elementwise.
+//
+// Memory term. efficiency.elementwise is read as the fraction of HBM bandwidth
+// a streaming kernel sustains, and it is applied to every class's memory term:
+// a memory-bound GEMM (a skinny M) or attention streams its operands just as an
+// elementwise kernel does, so it reaches the same fraction of the bandwidth.
+//
+// Deterministic, no allocation, no virtual call: one switch and two divisions.
+#pragma once
+
+#include <array>
+
+#include "models/compute/compute_op.h"
+#include "models/spec/hardware_spec.h"
+
+namespace pf::models {
+
+class Roofline {
+ public:
+  // Throws pf::ConfigError when memory_bandwidth_gbps or an efficiency is not
+  // positive, or when no peak is given at all.
+  explicit Roofline(const GpuSpec& gpu);
+
+  // Roofline time with the hardware file's efficiencies.
+  double seconds(const ComputeOp& op) const;
+  double compute_seconds(const ComputeOp& op) const;
+  double memory_seconds(const ComputeOp& op) const;
+
+  // The same with every efficiency 1: what the hardware could do at best. The
+  // calibrated estimator measures kernels relative to this anchor, so that the
+  // configured efficiencies never leak into calibrated results.
+  double ideal_seconds(const ComputeOp& op) const;
+
+  // Arithmetic intensity (flop/byte) at which the two terms are equal: above
+  // it an op of this class is compute-bound.
+  double ridge_intensity(OpClass cls, Dtype dtype) const;
+
+  // FLOP/s the compute term divides by, before efficiency. Throws
+  // pf::ConfigError naming gpu.peak_tflops when the dtype has no entry.
+  double peak_flops(OpClass cls, Dtype dtype) const;
+  double bandwidth_bytes_per_s() const { return bandwidth_; }
+  double compute_efficiency(OpClass cls) const;
+  double memory_efficiency() const { return efficiency_.elementwise; }
+
+ private:
+  static constexpr int kDtypes = 5;
+  std::array<double, kDtypes> peak_{};  // FLOP/s per Dtype, 0 when not given
+  double bandwidth_ = 0;                // bytes/s
+  OpEfficiency efficiency_;
+};
+
+// True for the classes that run on the tensor cores.
+bool uses_tensor_cores(OpClass cls);
+
+}  // namespace pf::models

@@ -1,0 +1,164 @@
+// The cluster as a graph: GPUs, NVSwitches, NICs and leaf/spine/core switches
+// as vertices; every cable as two directed links with bandwidth and latency.
+//
+// Two views of the same data. `graph()` is a Boost.Graph adjacency_list with
+// bundled properties, for generic algorithms (search, contraction checks).
+// The flat arrays (`vertex()`, `link()`, `out_links()`) and the arithmetic
+// link-id lookups are for the hot path: the packet network indexes links by id
+// millions of times and must not walk a graph to do so.
+//
+// Dense ids. Vertices come in kind order: GPUs first, so GPU g is vertex g,
+// then NVSwitches (one per server with > 1 GPU), NICs, leaves, spines, cores.
+// Links come in cable order, two per cable: the even id points up the tree
+// (GPU->NVSwitch, GPU->NIC, NIC->leaf, leaf->spine, spine->core), the odd id
+// is its reverse, so reverse(l) == l ^ 1.
+//
+// Latency attribution. A link carries its cable's `link_latency_us` (network
+// cables only) plus the latency of the device the link leaves: a switch adds
+// `switch_latency_us` to each of its outgoing links, a NIC adds
+// `nic_latency_us` to its outgoing links (NIC->leaf on send, NIC->GPU on
+// receive: an inter-node message pays it at both NICs). GPU->NIC (PCIe) adds
+// nothing of its own. NVLink latency is the GPU-to-GPU figure, split over
+// GPU->NVSwitch and NVSwitch->GPU so the two-hop path sums to it exactly.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "core/sim_time.h"
+#include "partition/cluster_shape.h"
+
+namespace pf::partition {
+
+using VertexId = std::int32_t;
+using LinkId = std::int32_t;
+inline constexpr LinkId kNoLink = -1;
+
+enum class VertexKind : std::uint8_t { gpu, nvswitch, nic, leaf, spine, core };
+inline constexpr int kVertexKinds = 6;
+
+enum class LinkClass : std::uint8_t {
+  gpu_to_nvswitch,
+  nvswitch_to_gpu,
+  gpu_to_nic,      // PCIe / NIC attach
+  nic_to_gpu,
+  nic_to_leaf,
+  leaf_to_nic,
+  leaf_to_spine,
+  spine_to_leaf,
+  spine_to_core,
+  core_to_spine,
+};
+
+const char* to_string(VertexKind kind);
+const char* to_string(LinkClass cls);
+bool is_switch(VertexKind kind);
+// Links inside one server: never cut by a partition.
+constexpr bool is_intra_node(LinkClass cls) { return cls <= LinkClass::nic_to_gpu; }
+// Links from a switch towards the servers (leaf->NIC, spine->leaf, core->spine).
+constexpr bool is_downlink(LinkClass cls) {
+  return cls == LinkClass::leaf_to_nic || cls == LinkClass::spine_to_leaf || cls == LinkClass::core_to_spine;
+}
+
+struct Vertex {
+  VertexKind kind = VertexKind::gpu;
+  std::int32_t index = 0;  // position among vertices of its kind (a GPU's global index, a leaf's number)
+  std::int32_t node = -1;  // server, -1 for network switches
+  std::int32_t pod = -1;   // pod of a server, leaf or spine; -1 for core switches
+};
+
+struct Link {
+  VertexId src = 0;
+  VertexId dst = 0;
+  double bandwidth_Bps = 0;  // bytes per second, this direction
+  core::SimTime latency;
+  LinkClass cls = LinkClass::gpu_to_nvswitch;
+};
+
+class ClusterGraph {
+ public:
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Vertex, Link>;
+
+  explicit ClusterGraph(const ClusterShape& shape);
+  // Move-only: a 16k-GPU graph should not be copied by accident, and Boost's
+  // adjacency_list has no move constructor of its own, hence the pointer.
+  ClusterGraph(ClusterGraph&&) noexcept = default;
+  ClusterGraph& operator=(ClusterGraph&&) noexcept = default;
+  ClusterGraph(const ClusterGraph&) = delete;
+  ClusterGraph& operator=(const ClusterGraph&) = delete;
+  ~ClusterGraph() = default;
+
+  const ClusterShape& shape() const { return shape_; }
+  const Graph& graph() const { return *graph_; }
+
+  int gpu_count() const { return shape_.gpus(); }
+  int vertex_count() const { return static_cast<int>(vertices_.size()); }
+  int link_count() const { return static_cast<int>(links_.size()); }
+  const Vertex& vertex(VertexId v) const { return vertices_[static_cast<std::size_t>(v)]; }
+  const Link& link(LinkId l) const { return links_[static_cast<std::size_t>(l)]; }
+  std::span<const Vertex> vertices() const { return vertices_; }
+  std::span<const Link> links() const { return links_; }
+  std::span<const LinkId> out_links(VertexId v) const {
+    const auto b = static_cast<std::size_t>(out_offset_[static_cast<std::size_t>(v)]);
+    const auto e = static_cast<std::size_t>(out_offset_[static_cast<std::size_t>(v) + 1]);
+    return std::span<const LinkId>(out_links_).subspan(b, e - b);
+  }
+
+  int count(VertexKind k) const { return kind_first_[idx(k) + 1] - kind_first_[idx(k)]; }
+  VertexId first(VertexKind k) const { return kind_first_[idx(k)]; }
+  VertexId vertex_of(VertexKind k, int index) const { return kind_first_[idx(k)] + index; }
+
+  // Structure, by index within a kind.
+  int node_of_gpu(int gpu) const { return gpu / shape_.gpus_per_node; }
+  int nic_of_gpu(int gpu) const {  // GPU i of a server uses NIC i*nics/gpus (rail i)
+    const int local = gpu % shape_.gpus_per_node;
+    return node_of_gpu(gpu) * shape_.nics_per_node + local * shape_.nics_per_node / shape_.gpus_per_node;
+  }
+  int leaf_of_nic(int nic) const {
+    const int node = nic / shape_.nics_per_node;
+    const int rail = shape_.rail_optimized() ? nic % shape_.nics_per_node : 0;
+    return node / shape_.nodes_per_leaf * shape_.leaves_per_group + rail;
+  }
+  int pod_of_leaf(int leaf) const { return leaf / shape_.leaves_per_pod; }
+  int spine_of(int pod, int k) const { return pod * shape_.spines_per_pod + k; }
+  int core_of(int k, int c) const { return k * shape_.spine_uplinks + c; }
+
+  // Up-pointing link ids; reverse() gives the way back.
+  LinkId gpu_nvswitch_link(int gpu) const { return nvlink_base_ + 2 * gpu; }
+  LinkId gpu_nic_link(int gpu) const { return attach_base_ + 2 * gpu; }
+  LinkId nic_leaf_link(int nic) const { return nic_leaf_base_ + 2 * nic; }
+  LinkId leaf_spine_link(int leaf, int k) const { return leaf_spine_base_ + 2 * (leaf * shape_.spines_per_pod + k); }
+  LinkId spine_core_link(int spine, int c) const { return spine_core_base_ + 2 * (spine * shape_.spine_uplinks + c); }
+  static constexpr LinkId reverse(LinkId l) { return l ^ 1; }
+
+  // Bytes held by the flat arrays and the Boost graph (an estimate for the latter).
+  std::size_t memory_bytes() const;
+
+ private:
+  static constexpr std::size_t idx(VertexKind k) { return static_cast<std::size_t>(k); }
+  void add_vertices();
+  void add_cables();
+  void add_cable(VertexId lower, VertexId upper, double bandwidth_Bps, core::SimTime up_latency,
+                 core::SimTime down_latency, LinkClass up_class);
+  void index_out_links();
+
+  ClusterShape shape_;
+  std::array<VertexId, kVertexKinds + 1> kind_first_{};
+  std::vector<Vertex> vertices_;
+  std::vector<Link> links_;
+  std::vector<std::int32_t> out_offset_;
+  std::vector<LinkId> out_links_;
+  LinkId nvlink_base_ = 0, attach_base_ = 0, nic_leaf_base_ = 0, leaf_spine_base_ = 0, spine_core_base_ = 0;
+  std::unique_ptr<Graph> graph_;
+};
+
+// Derives the shape (validating the inputs) and builds the graph.
+ClusterGraph build_cluster(const models::NodeSpec& node, const models::TopologySpec& topo);
+
+}  // namespace pf::partition

@@ -1,0 +1,121 @@
+#include "partition/routing.h"
+
+#include <limits>
+
+namespace pf::partition {
+namespace {
+
+// SplitMix64's finaliser (Steele, Lea & Flood, "Fast splittable pseudorandom
+// number generators", OOPSLA 2014; constants as published by S. Vigna): every
+// input bit affects every output bit, so consecutive flow ids spread evenly.
+std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Maps 32 random bits onto [0, n) without the bias of a modulo (Lemire).
+int scale(std::uint64_t bits32, int n) { return static_cast<int>((bits32 * static_cast<std::uint64_t>(n)) >> 32); }
+
+// Destination-based choice: the destination NIC's port number on its leaf.
+UplinkChoice destination_choice(const ClusterGraph& g, int dst_gpu) {
+  const ClusterShape& s = g.shape();
+  const int dnic = g.nic_of_gpu(dst_gpu);
+  const int node_in_group = dnic / s.nics_per_node % s.nodes_per_leaf;
+  const int port = s.rail_optimized() ? node_in_group : node_in_group * s.nics_per_node + dnic % s.nics_per_node;
+  UplinkChoice c;
+  c.spine = s.spines_per_pod > 0 ? port % s.spines_per_pod : 0;
+  if (s.spine_uplinks > 0) {
+    const int leaf_in_pod = g.leaf_of_nic(dnic) % s.leaves_per_pod;
+    c.core = (leaf_in_pod + port / s.spines_per_pod) % s.spine_uplinks;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::uint64_t ecmp_hash(int src_gpu, int dst_gpu, std::uint64_t flow) {
+  const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src_gpu)) << 32) |
+                             static_cast<std::uint32_t>(dst_gpu);
+  return mix64(flow ^ mix64(pair));
+}
+
+int equal_cost_paths(const ClusterGraph& g, int src_gpu, int dst_gpu) {
+  if (src_gpu == dst_gpu || g.node_of_gpu(src_gpu) == g.node_of_gpu(dst_gpu)) return 1;
+  const int sl = g.leaf_of_nic(g.nic_of_gpu(src_gpu));
+  const int dl = g.leaf_of_nic(g.nic_of_gpu(dst_gpu));
+  if (sl == dl) return 1;
+  const ClusterShape& s = g.shape();
+  return g.pod_of_leaf(sl) == g.pod_of_leaf(dl) ? s.spines_per_pod : s.spines_per_pod * s.spine_uplinks;
+}
+
+UplinkChoice choose_uplinks(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t flow) {
+  const ClusterShape& s = g.shape();
+  if (s.routing == models::Routing::single_path) return destination_choice(g, dst_gpu);
+  const std::uint64_t h = ecmp_hash(src_gpu, dst_gpu, flow);
+  UplinkChoice c;
+  if (s.spines_per_pod > 0) c.spine = scale(h >> 32, s.spines_per_pod);
+  if (s.spine_uplinks > 0) c.core = scale(h & 0xffffffffULL, s.spine_uplinks);
+  return c;
+}
+
+void route_via(const ClusterGraph& g, int src_gpu, int dst_gpu, UplinkChoice choice, Path& out) {
+  out.hops = 0;
+  if (src_gpu == dst_gpu) return;
+  if (g.node_of_gpu(src_gpu) == g.node_of_gpu(dst_gpu)) {
+    out.push(g.gpu_nvswitch_link(src_gpu));
+    out.push(ClusterGraph::reverse(g.gpu_nvswitch_link(dst_gpu)));
+    return;
+  }
+  const int snic = g.nic_of_gpu(src_gpu);
+  const int dnic = g.nic_of_gpu(dst_gpu);
+  const int sl = g.leaf_of_nic(snic);
+  const int dl = g.leaf_of_nic(dnic);
+  out.push(g.gpu_nic_link(src_gpu));
+  out.push(g.nic_leaf_link(snic));
+  if (sl != dl) {
+    const int sp = g.pod_of_leaf(sl);
+    const int dp = g.pod_of_leaf(dl);
+    out.push(g.leaf_spine_link(sl, choice.spine));
+    if (sp != dp) {
+      out.push(g.spine_core_link(g.spine_of(sp, choice.spine), choice.core));
+      out.push(ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, choice.spine), choice.core)));
+    }
+    out.push(ClusterGraph::reverse(g.leaf_spine_link(dl, choice.spine)));
+  }
+  out.push(ClusterGraph::reverse(g.nic_leaf_link(dnic)));
+  out.push(ClusterGraph::reverse(g.gpu_nic_link(dst_gpu)));
+}
+
+void route(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t flow, Path& out) {
+  route_via(g, src_gpu, dst_gpu, choose_uplinks(g, src_gpu, dst_gpu, flow), out);
+}
+
+LinkId next_link(const ClusterGraph& g, VertexId at, int src_gpu, int dst_gpu, std::uint64_t flow) {
+  Path p;
+  route(g, src_gpu, dst_gpu, flow, p);
+  for (LinkId l : p.view()) {
+    if (g.link(l).src == at) return l;
+  }
+  return kNoLink;
+}
+
+PathStats path_stats(const ClusterGraph& g, const Path& path) {
+  PathStats st;
+  st.hops = path.hops;
+  st.bottleneck_Bps = std::numeric_limits<double>::infinity();
+  for (LinkId l : path.view()) {
+    const Link& link = g.link(l);
+    if (link.bandwidth_Bps < st.bottleneck_Bps) st.bottleneck_Bps = link.bandwidth_Bps;
+    st.latency += link.latency;
+  }
+  return st;
+}
+
+core::SimTime transfer_time(const PathStats& stats, double bytes) {
+  if (bytes <= 0 || stats.hops == 0) return stats.latency;
+  return stats.latency + core::SimTime::from_seconds(bytes / stats.bottleneck_Bps);
+}
+
+}  // namespace pf::partition

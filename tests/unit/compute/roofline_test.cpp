@@ -1,0 +1,97 @@
+// Roofline physics: compute-bound time follows the peak, memory-bound time the
+// bytes and the bandwidth, and the max() switches exactly at the ridge.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "gh200.h"
+#include "models/compute/roofline.h"
+
+namespace pf::models {
+namespace {
+
+using test::gh200;
+
+ComputeOp raw(OpClass cls, double flops, double bytes) {
+  ComputeOp op;
+  op.cls = cls;
+  op.dtype = Dtype::bf16;
+  op.flops = flops;
+  op.bytes = bytes;
+  return op;
+}
+
+TEST(Roofline, ComputeBoundTimeHalvesWhenPeakDoubles) {
+  GpuSpec gpu = gh200();
+  const ComputeOp op = gemm_op({8192, 8192, 8192}, Dtype::bf16);  // intensity ≈ 2731 flop/B
+  const Roofline base(gpu);
+  ASSERT_GT(base.compute_seconds(op), base.memory_seconds(op));
+  gpu.peak_tflops[Dtype::bf16] *= 2;
+  const Roofline doubled(gpu);
+  EXPECT_DOUBLE_EQ(doubled.seconds(op), base.seconds(op) / 2);
+  EXPECT_DOUBLE_EQ(base.seconds(op), op.flops / (989e12 * 0.80));
+}
+
+TEST(Roofline, MemoryBoundTimeScalesWithBytesAndInverselyWithBandwidth) {
+  GpuSpec gpu = gh200();
+  const Roofline base(gpu);
+  const ComputeOp small = streaming_op(OpClass::elementwise, Dtype::bf16, 1e6, 1e9);
+  const ComputeOp large = streaming_op(OpClass::elementwise, Dtype::bf16, 1e6, 3e9);
+  ASSERT_GT(base.memory_seconds(small), base.compute_seconds(small));
+  EXPECT_DOUBLE_EQ(base.seconds(large), 3 * base.seconds(small));
+  EXPECT_DOUBLE_EQ(base.seconds(small), 1e9 / (4000e9 * 0.85));
+  gpu.memory_bandwidth_gbps *= 2;
+  EXPECT_DOUBLE_EQ(Roofline(gpu).seconds(small), base.seconds(small) / 2);
+  // A memory-bound op does not care about the peak.
+  gpu = gh200();
+  gpu.peak_tflops[Dtype::fp32] *= 4;
+  EXPECT_DOUBLE_EQ(Roofline(gpu).seconds(small), base.seconds(small));
+}
+
+TEST(Roofline, MaxSwitchesAtTheRidge) {
+  const Roofline r(gh200());
+  const double ridge = r.ridge_intensity(OpClass::gemm, Dtype::bf16);
+  EXPECT_DOUBLE_EQ(ridge, 989e12 * 0.80 / (4000e9 * 0.85));
+  const double bytes = 1e8;
+  const ComputeOp at = raw(OpClass::gemm, ridge * bytes, bytes);
+  EXPECT_NEAR(r.compute_seconds(at), r.memory_seconds(at), 1e-12 * r.seconds(at));
+  // Below the ridge extra FLOPs are free; above it they cost linearly.
+  const ComputeOp below = raw(OpClass::gemm, 0.5 * ridge * bytes, bytes);
+  const ComputeOp above = raw(OpClass::gemm, 2.0 * ridge * bytes, bytes);
+  EXPECT_DOUBLE_EQ(r.seconds(below), r.memory_seconds(at));
+  EXPECT_DOUBLE_EQ(r.seconds(above), 2.0 * r.seconds(at));
+  EXPECT_GT(r.compute_seconds(above), r.memory_seconds(above));
+  EXPECT_LT(r.compute_seconds(below), r.memory_seconds(below));
+}
+
+TEST(Roofline, EfficiencyPerClassAndCudaCorePeakForNonMatmul) {
+  const Roofline r(gh200());
+  const double flops = 1e15;
+  EXPECT_DOUBLE_EQ(r.compute_seconds(raw(OpClass::gemm, flops, 0)), flops / (989e12 * 0.80));
+  EXPECT_DOUBLE_EQ(r.compute_seconds(raw(OpClass::attention_backward, flops, 0)), flops / (989e12 * 0.65));
+  // Norms, elementwise, optimizer... run on the CUDA cores at the fp32 rate.
+  EXPECT_DOUBLE_EQ(r.compute_seconds(raw(OpClass::norm, flops, 0)), flops / (67e12 * 0.85));
+  EXPECT_DOUBLE_EQ(r.ideal_seconds(raw(OpClass::gemm, flops, 0)), flops / 989e12);
+}
+
+TEST(Roofline, RejectsMissingPeaksAndBadBandwidth) {
+  GpuSpec gpu = gh200();
+  gpu.peak_tflops.erase(Dtype::fp8);
+  const Roofline r(gpu);
+  try {
+    (void)r.seconds(gemm_op({64, 64, 64}, Dtype::fp8));
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("gpu.peak_tflops"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fp8"), std::string::npos) << msg;
+  }
+  gpu = gh200();
+  gpu.memory_bandwidth_gbps = 0;
+  EXPECT_THROW(Roofline{gpu}, ConfigError);
+  gpu = gh200();
+  gpu.efficiency.gemm = 0;
+  EXPECT_THROW(Roofline{gpu}, ConfigError);
+}
+
+}  // namespace
+}  // namespace pf::models

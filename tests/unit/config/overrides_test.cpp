@@ -1,0 +1,106 @@
+// --set KEY=VALUE: on inlined and path-named parts, adding optional keys, and errors.
+#include <gtest/gtest.h>
+
+#include "experiment_fixture.h"
+#include "io/config/experiment_loader.h"
+#include "io/config/overrides.h"
+#include "io/config/yaml_reader.h"
+
+namespace pf::config {
+namespace {
+
+using namespace testing;
+
+TEST(ConfigOverrides, ParseSplitsAtTheFirstEquals) {
+  const Override o = parse_override("output.dir=a=b");
+  EXPECT_EQ(o.key, "output.dir");
+  EXPECT_EQ(o.value, "a=b");
+  EXPECT_EQ(o.label, "--set output.dir=a=b");
+  EXPECT_EQ(config_error([] { parse_override("parallelism.tp"); }), "--set parallelism.tp: expected KEY=VALUE, found no '='");
+  EXPECT_EQ(config_error([] { parse_override("parallelism..tp=4"); }),
+            "--set parallelism..tp=4: expected a dotted key path like parallelism.tp, found 'parallelism..tp'");
+  EXPECT_EQ(config_error([] { parse_override("parallelism.tp="); }),
+            "--set parallelism.tp=: expected a value after '=', found nothing");
+}
+
+TEST(ConfigOverrides, ChangeAPathNamedPart) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  const models::ExperimentSpec base = load_experiment(exp);
+  const models::ExperimentSpec spec =
+      load_experiment(exp, {"hardware.node.nic_bandwidth_gbps=400", "model.num_kv_heads=4", "topology.nodes=4"});
+  EXPECT_DOUBLE_EQ(base.hardware.node.nic_bandwidth_gbps, 200);
+  EXPECT_DOUBLE_EQ(spec.hardware.node.nic_bandwidth_gbps, 400);
+  EXPECT_EQ(spec.model.num_kv_heads, 4);
+  EXPECT_EQ(spec.parallelism.dp, 4);   // re-derived from 32 GPUs
+}
+
+TEST(ConfigOverrides, ChangeAnInlinedPart) {
+  TempDir dir;
+  const std::string text = replace_text(kExperimentYaml, "topology: ../parts/topology.yaml\n",
+                                        "topology:\n  kind: single_switch\n  nodes: 2\n");
+  const std::string exp = write_experiment(dir, text);
+  EXPECT_EQ(load_experiment(exp, {"topology.nodes=8"}).topology.nodes, 8);
+  EXPECT_EQ(load_experiment(exp, {"parallelism.tp=2"}).parallelism.dp, 4);
+}
+
+TEST(ConfigOverrides, AddOptionalKeysAndSequences) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  const models::ExperimentSpec spec = load_experiment(
+      exp, {"parallelism.layers_per_stage=[3, 1]", "simulation.network=analytical", "hardware.gpu.peak_tflops.fp8=200",
+            "training.dtype=fp8", "output.timeline=false"});
+  EXPECT_EQ(spec.parallelism.layers_per_stage, (std::vector<int>{3, 1}));
+  EXPECT_EQ(spec.simulation.network, models::NetworkMode::analytical);
+  EXPECT_DOUBLE_EQ(spec.hardware.gpu.peak_tflops.at(models::Dtype::fp8), 200);
+  EXPECT_EQ(spec.training.dtype, models::Dtype::fp8);
+  EXPECT_FALSE(spec.output.timeline);
+}
+
+TEST(ConfigOverrides, LastOneWinsAndNullRestoresTheDefault) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir, replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 2\n  dp: 2\n"));
+  EXPECT_EQ(load_experiment(exp, {"parallelism.tp=1", "parallelism.tp=2", "parallelism.dp=~"}).parallelism.dp, 4);
+}
+
+TEST(ConfigOverrides, UnknownKeyNamesTheOverride) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.tpp=4"}); }),
+            "--set parallelism.tpp=4: unknown key 'tpp', did you mean 'tp'?");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.nod.nic_bandwidth_gbps=400"}); }),
+            "--set hardware.nod.nic_bandwidth_gbps=400: hardware.nod: unknown key 'nod', did you mean 'node'?");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"paralelism.tp=4"}); }),
+            "--set paralelism.tp=4: paralelism: unknown key 'paralelism', did you mean 'parallelism'?");
+}
+
+TEST(ConfigOverrides, BadValuesNameTheOverride) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.node.nic_bandwidth_gbps=0"}); }),
+            "--set hardware.node.nic_bandwidth_gbps=0: expected a number > 0, found '0'");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"training.recompute=partial"}); }),
+            "--set training.recompute=partial: expected one of none | selective | full, found 'partial'");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.tp=[1, 2]"}); }),
+            "--set parallelism.tp=[1, 2]: expected an integer >= 1, found a sequence");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.layers_per_stage=[3, x]"}); }),
+            "--set parallelism.layers_per_stage=[3, x]: parallelism.layers_per_stage[1]: expected an integer >= 0, "
+            "found 'x'");
+}
+
+TEST(ConfigOverrides, CannotDescendIntoAScalar) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.tp.size=4"}); }),
+            exp + ":6: parallelism.tp: cannot apply --set parallelism.tp.size=4: expected a mapping here, found '4'");
+}
+
+TEST(ConfigOverrides, ReplaceAWholePartByPathFromTheWorkingDirectory) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  const std::string other = dir.write("elsewhere/big.yaml", replace_text(kModelYaml, "layers: 4", "layers: 8"));
+  EXPECT_EQ(load_experiment(exp, {"model=" + other}).model.layers, 8);
+}
+
+}  // namespace
+}  // namespace pf::config
