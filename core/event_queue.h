@@ -23,7 +23,7 @@ class EventQueue {
   // Time of the earliest pending event; infinity when none.
   SimTime top_time() const {
     if (heap_.empty() || top_taken_) return SimTime::infinity();
-    return SimTime{static_cast<std::int64_t>(static_cast<std::uint64_t>(heap_[0].key >> 64) ^ (std::uint64_t{1} << 63))};
+    return SimTime{static_cast<std::int64_t>(heap_[0].time_bits ^ kSignBit)};
   }
 
   void push(const Event& event);
@@ -42,18 +42,27 @@ class EventQueue {
   std::size_t peak_size() const { return peak_size_; }
 
  private:
-  // (time, tie) as one unsigned 128-bit number: one branch-free comparison.
+  // (time, tie) compared as one unsigned 128-bit number: branch-free. Kept as
+  // two 64-bit halves so an entry is 24 bytes, not a 16-byte-aligned 32.
   // Time's sign bit is flipped so that signed order becomes unsigned order.
   __extension__ using Key = unsigned __int128;
   struct Entry {
-    Key key;
+    std::uint64_t time_bits;
+    std::uint64_t tie;
     std::uint32_t slot;
+    Key key() const { return (static_cast<Key>(time_bits) << 64) | tie; }
   };
-  static Key key_of(const Event& e) {
-    const auto t = static_cast<std::uint64_t>(e.time.ps) ^ (std::uint64_t{1} << 63);
-    return (static_cast<Key>(t) << 64) | e.tie_key();
+  static constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+  static Entry entry_of(const Event& e, std::uint32_t slot) {
+    return {static_cast<std::uint64_t>(e.time.ps) ^ kSignBit, e.tie_key(), slot};
   }
-  static bool before(const Entry& a, const Entry& b) { return a.key < b.key; }
+  static bool before(const Entry& a, const Entry& b) { return a.key() < b.key(); }
+  // Grow by 1.5x rather than std::vector's 2x: bounds the slack per pending event.
+  template <class V>
+  static void grow_if_full(V& v) {
+    if (v.size() == v.capacity()) v.reserve(v.capacity() + v.capacity() / 2 + 64);
+  }
+
   std::uint32_t store(const Event& event);
   void sift_up(std::size_t index);
   void sift_down(std::size_t index);
@@ -72,18 +81,20 @@ inline std::uint32_t EventQueue::store(const Event& event) {
     pool_[slot] = event;
     return slot;
   }
+  grow_if_full(pool_);
   pool_.push_back(event);
   return static_cast<std::uint32_t>(pool_.size() - 1);
 }
 
 inline void EventQueue::push(const Event& event) {
-  Entry entry{key_of(event), store(event)};
+  const Entry entry = entry_of(event, store(event));
   if (top_taken_) {
     top_taken_ = false;
     heap_[0] = entry;
     sift_down(0);
     return;
   }
+  grow_if_full(heap_);
   heap_.push_back(entry);
   sift_up(heap_.size() - 1);
   if (heap_.size() > peak_size_) peak_size_ = heap_.size();
@@ -92,6 +103,7 @@ inline void EventQueue::push(const Event& event) {
 inline void EventQueue::begin_pop(Event& out) {
   std::uint32_t slot = heap_[0].slot;
   out = pool_[slot];
+  grow_if_full(free_slots_);
   free_slots_.push_back(slot);
   top_taken_ = true;
 }
