@@ -22,6 +22,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,12 @@ struct EngineConfig {
   // Optional per rank-pair lookahead (ranks*ranks, row = sender). Empty: every
   // pair uses `lookahead`. SimTime::infinity() marks pairs with no channel.
   std::vector<SimTime> channel_lookahead;
+  // Called on this rank every kProgressEvents committed events with the local
+  // simulated time and committed count (for a progress line; may be empty).
+  std::function<void(SimTime now, std::uint64_t committed)> progress;
 };
+
+inline constexpr std::uint64_t kProgressEvents = 1 << 16;
 
 class Engine {
  public:
@@ -168,7 +174,8 @@ inline void Engine::process_until(Model& model, SimTime bound) {
     now_ = event.time;
     current_lp_ = event.dst;
     commit_digest(event);
-    ++stats_.committed_events;
+    if ((++stats_.committed_events & (kProgressEvents - 1)) == 0 && config_.progress) [[unlikely]]
+      config_.progress(now_, stats_.committed_events);
     model.on_event(*this, event);
     queue_.end_pop();
     if (stop_) [[unlikely]] return;

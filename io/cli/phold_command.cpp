@@ -10,6 +10,7 @@
 #include "core/communicator.h"
 #include "core/engine.h"
 #include "io/cli/command.h"
+#include "io/cli/progress_line.h"
 #include "models/phold/phold_model.h"
 
 namespace pf::cli {
@@ -25,6 +26,7 @@ struct PholdOptions {
   std::uint64_t seed = 1;
   std::string sync = "window";
   std::string json_path;
+  bool quiet = false;
 };
 
 double peak_rss_mb() {
@@ -64,11 +66,14 @@ void run_phold(const PholdOptions& o, CommandContext& ctx) {
   config.lookahead = params.lookahead;
   config.end = params.end;
   config.sync = o.sync == "window" ? core::Sync::window : core::Sync::null_message;
+  ProgressLine progress(progress_wanted(ctx.is_root(), o.quiet), params.end, world.size());
+  config.progress = progress.callback();
   core::Engine engine(world, models::phold_block_mapping(params.lps, world.size()), config);
   models::PholdModel model(params);
   model.initialise(engine);
   engine.run(model);
 
+  progress.finish();  // end the progress line before the figures
   const core::EngineStats stats = engine.global_stats();
   const std::uint64_t checksum = engine.global_digest();
   const double peak_mb = world.max(peak_rss_mb());
@@ -127,6 +132,7 @@ void add_phold_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--sync", options->sync, "synchronisation on >1 rank")
       ->check(CLI::IsMember({"window", "null_message"}))->capture_default_str();
   cmd->add_option("--json", options->json_path, "also write the figures as JSON");
+  cmd->add_flag("--quiet", options->quiet, "no progress line on stderr");
   cmd->callback([options, &ctx] { run_phold(*options, ctx); });
 }
 
