@@ -15,9 +15,9 @@
 //
 // Latency attribution. A link carries its cable's `link_latency_us` (network
 // cables only) plus the latency of the device the link leaves: a switch adds
-// `switch_latency_us` to each of its outgoing links, a NIC adds
+// `switch_latency_us` to each of its outgoing links, a NIC adds half of
 // `nic_latency_us` to its outgoing links (NIC->leaf on send, NIC->GPU on
-// receive: an inter-node message pays it at both NICs). GPU->NIC (PCIe) adds
+// receive: an inter-node message pays the whole end-to-end figure once). GPU->NIC (PCIe) adds
 // nothing of its own. NVLink latency is the GPU-to-GPU figure, split over
 // GPU->NVSwitch and NVSwitch->GPU so the two-hop path sums to it exactly.
 #pragma once

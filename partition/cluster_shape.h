@@ -56,7 +56,7 @@ struct ClusterShape {
   double spine_core_Bps = 0;
 
   core::SimTime nvlink_latency;  // GPU to GPU through the NVSwitch
-  core::SimTime nic_latency;     // per NIC traversal
+  core::SimTime nic_latency;     // per NIC traversal: half of nic_latency_us
   core::SimTime cable_latency;   // per network cable
   core::SimTime switch_latency;  // per network switch traversal
 

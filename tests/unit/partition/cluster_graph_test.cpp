@@ -164,8 +164,9 @@ TEST(PartitionClusterGraph, LatencyAttribution) {
   const LinkId nv = g.gpu_nvswitch_link(3);
   EXPECT_EQ(g.link(nv).latency + g.link(ClusterGraph::reverse(nv)).latency, SimTime::from_us(0.7));
   EXPECT_EQ(g.link(g.gpu_nic_link(3)).latency, SimTime::zero());
-  EXPECT_EQ(g.link(ClusterGraph::reverse(g.gpu_nic_link(3))).latency, SimTime::from_us(2.0));
-  EXPECT_EQ(g.link(g.nic_leaf_link(3)).latency, SimTime::from_us(0.5 + 2.0));
+  // nic_latency_us (2.0) is end to end: half at each NIC.
+  EXPECT_EQ(g.link(ClusterGraph::reverse(g.gpu_nic_link(3))).latency, SimTime::from_us(1.0));
+  EXPECT_EQ(g.link(g.nic_leaf_link(3)).latency, SimTime::from_us(0.5 + 1.0));
   EXPECT_EQ(g.link(ClusterGraph::reverse(g.nic_leaf_link(3))).latency, SimTime::from_us(0.5 + 0.6));
   EXPECT_EQ(g.link(g.leaf_spine_link(1, 0)).latency, SimTime::from_us(0.5 + 0.6));
   EXPECT_EQ(g.link(ClusterGraph::reverse(g.leaf_spine_link(1, 0))).latency, SimTime::from_us(0.5 + 0.6));

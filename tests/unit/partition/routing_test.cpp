@@ -217,13 +217,13 @@ TEST(PartitionRouting, PathStatsMatchClosedForms) {
 
   route(g, 0, 2, 0, p);  // same leaf: two NICs, two cables, one switch
   st = path_stats(g, p);
-  EXPECT_EQ(st.latency, SimTime::from_us(2 * 2.0 + 2 * 0.5 + 0.6));
+  EXPECT_EQ(st.latency, SimTime::from_us(2.0 + 2 * 0.5 + 0.6));  // nic_latency_us once, end to end
   EXPECT_DOUBLE_EQ(st.bottleneck_Bps, 200e9 / 8);
 
   route(g, 0, 15, 3, p);  // across pods: six cables, five switches
   st = path_stats(g, p);
   EXPECT_EQ(st.hops, 8);
-  EXPECT_EQ(st.latency, SimTime::from_us(2 * 2.0 + 6 * 0.5 + 5 * 0.6));
+  EXPECT_EQ(st.latency, SimTime::from_us(2.0 + 6 * 0.5 + 5 * 0.6));
   // 1 MB at 25 GB/s = 40 us, plus the latency.
   EXPECT_EQ(transfer_time(st, 1e6), st.latency + SimTime::from_us(40.0));
 }
