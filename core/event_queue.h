@@ -134,9 +134,15 @@ inline void EventQueue::sift_up(std::size_t index) {
   heap_[index] = moving;
 }
 
+// Bottom-up ("hole") sift: walk the hole down to a leaf along the smaller
+// children without comparing against the moving entry, then sift the entry up
+// from there. Replacements in a discrete-event queue are usually later than
+// most pending events, so they settle near the leaves: this saves one
+// comparison per level over the textbook loop.
 inline void EventQueue::sift_down(std::size_t index) {
   const std::size_t n = heap_.size();
-  Entry moving = heap_[index];
+  const std::size_t start = index;
+  const Entry moving = heap_[index];
   for (;;) {
     const std::size_t first = index * 4 + 1;
     if (first >= n) break;
@@ -151,9 +157,14 @@ inline void EventQueue::sift_down(std::size_t index) {
       for (std::size_t c = first + 1; c < n; ++c)
         if (before(heap_[c], heap_[best])) best = c;
     }
-    if (!before(heap_[best], moving)) break;
     heap_[index] = heap_[best];
     index = best;
+  }
+  while (index > start) {
+    const std::size_t parent = (index - 1) / 4;
+    if (!before(moving, heap_[parent])) break;
+    heap_[index] = heap_[parent];
+    index = parent;
   }
   heap_[index] = moving;
 }
