@@ -1,0 +1,93 @@
+#include "models/memory/activation_memory.h"
+
+#include "models/workload/param_count.h"
+
+namespace pf::models::memory {
+namespace {
+
+using workload::LocalDims;
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Score matrix per GPU: heads_local x local queries x all keys, 16-bit softmax
+// output plus, with dropout, its 8-bit mask and 16-bit output.
+double score_bytes(const ModelSpec& model, const LocalDims& x) {
+  double per_elem = workload::arch_traits(model).dropout ? 5.0 : 2.0;
+  return per_elem * d(x.heads_local) * d(x.tokens) * d(x.seq);
+}
+
+double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompute rc, const ActivationOptions& o) {
+  double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
+  double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                            // norm input
+                 + 2 * d(x.tokens_sp) * d(x.hidden)                          // QKV input (norm output)
+                 + 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local))  // Q and K
+                 + 2 * d(x.tokens) * d(x.v_dim_local)                       // V
+                 + 2 * d(x.tokens) * d(x.attn_out_local)                    // projection input
+                 + drop * d(x.tokens_sp) * d(x.hidden);                     // dropout mask
+  // MLA latents before and after their norms (the key latent carries the rotary part).
+  if (x.mla) bytes += 2 * d(x.tokens) * (2 * d(x.q_lora) + 2 * d(x.kv_lora) + d(x.rope_dim));
+  if (rc != Recompute::selective) {
+    bytes += o.flash_attention ? 4 * d(x.heads_local) * d(x.tokens) : score_bytes(model, x);
+  }
+  return bytes;
+}
+
+double dense_mlp_bytes(const LocalDims& x, double drop) {
+  return 2 * d(x.tokens_sp) * d(x.hidden)    // norm input
+         + 2 * d(x.tokens_sp) * d(x.hidden)  // fc1 input
+         + 2 * d(x.tokens) * d(x.fc1_local)  // activation input
+         + 2 * d(x.tokens) * d(x.ffn_local)  // fc2 input
+         + drop * d(x.tokens_sp) * d(x.hidden);
+}
+
+// Routed experts see expert_rows token copies; routing is taken as balanced.
+double moe_mlp_bytes(const LocalDims& x, double drop) {
+  double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                 // norm input
+                 + 2 * d(x.tokens_sp) * d(x.hidden)               // router input (norm output)
+                 + 4 * d(x.tokens_sp) * d(x.experts)              // fp32 router probabilities
+                 + 2 * d(x.expert_rows) * d(x.hidden)             // expert fc1 input
+                 + 2 * d(x.expert_rows) * d(x.expert_fc1_local)   // activation input
+                 + 2 * d(x.expert_rows) * d(x.expert_ffn_local)   // fc2 input
+                 + 2 * d(x.routed_tokens) * d(x.hidden)           // expert outputs before the weighted sum
+                 + drop * d(x.tokens_sp) * d(x.hidden);
+  // Shared experts read the same norm output; they add their own activations.
+  bytes += 2 * d(x.tokens) * (d(x.shared_fc1_local) + d(x.shared_ffn_local));
+  return bytes;
+}
+
+}  // namespace
+
+double layer_activation_bytes(const ModelSpec& model, const LocalDims& x, bool moe, Recompute rc,
+                              const ActivationOptions& o) {
+  if (rc == Recompute::full) return 2 * d(x.tokens_sp) * d(x.hidden);
+  double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
+  return attention_block_bytes(model, x, rc, o) + (moe ? moe_mlp_bytes(x, drop) : dense_mlp_bytes(x, drop));
+}
+
+double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool moe, Recompute rc,
+                               const ActivationOptions& o) {
+  if (rc == Recompute::full) return layer_activation_bytes(model, x, moe, Recompute::none, o);
+  if (rc == Recompute::selective && !o.flash_attention) return score_bytes(model, x);
+  return 0;
+}
+
+double mtp_activation_bytes(const ModelSpec& model, const LocalDims& x, Recompute rc, const ActivationOptions& o) {
+  // Not checkpointed under full recomputation: the module keeps everything.
+  Recompute kept = rc == Recompute::full ? Recompute::none : rc;
+  double inputs = 2 * d(x.tokens_sp) * d(x.hidden) * 2    // the two norms' inputs
+                  + 2 * d(x.tokens_sp) * 2 * d(x.hidden);  // the projection's input [h; e]
+  return inputs + layer_activation_bytes(model, x, workload::mtp_is_moe(model), kept, o) +
+         head_activation_bytes(model, x);
+}
+
+double embedding_activation_bytes(const ModelSpec& model, const LocalDims& x) {
+  return workload::arch_traits(model).dropout ? d(x.tokens_sp) * d(x.hidden) : 0;
+}
+
+double head_activation_bytes(const ModelSpec&, const LocalDims& x) {
+  return 2 * d(x.tokens_sp) * d(x.hidden)             // final norm input
+         + 2 * d(x.tokens_sp) * d(x.hidden)           // LM head input (re-gathered in backward under SP)
+         + 4 * d(x.tokens) * d(x.vocab_local);        // fp32 logits for the cross entropy
+}
+
+}  // namespace pf::models::memory

@@ -1,0 +1,46 @@
+// Peak memory per pipeline stage and the out-of-memory verdict (SPEC section
+// 4: GiB = 2^30 bytes, like a GPU's "80 GB").
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "models/memory/activation_memory.h"
+#include "models/spec/experiment_spec.h"
+#include "models/workload/workload_plan.h"
+
+namespace pf::models::memory {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+inline double to_gib(double bytes) { return bytes / kGiB; }
+
+struct StageMemory {
+  int stage = 0;
+  // bytes per GPU of this stage
+  double parameters = 0, gradients = 0, optimizer = 0, activations = 0, comm_buffers = 0;
+  // Most micro-batch chunks whose activations are held at once under the schedule.
+  int chunks_in_flight = 0;
+
+  double total() const { return parameters + gradients + optimizer + activations + comm_buffers; }
+  double total_gib() const { return to_gib(total()); }
+};
+
+struct OomVerdict {
+  double capacity_bytes = 0, required_bytes = 0;
+  double excess_bytes() const { return required_bytes - capacity_bytes; }
+};
+
+struct MemoryPlan {
+  std::vector<StageMemory> stages;  // one per pipeline stage
+  int heaviest_stage = 0;
+  double capacity_bytes = 0;
+  std::optional<OomVerdict> oom;    // set when the heaviest stage exceeds the capacity
+
+  const StageMemory& heaviest() const { return stages[static_cast<std::size_t>(heaviest_stage)]; }
+};
+
+// capacity_gib: the GPU's memory (hardware.gpu.memory_gb, in GiB).
+MemoryPlan plan_memory(const workload::WorkloadPlan& plan, double capacity_gib, const ActivationOptions& opt = {});
+MemoryPlan plan_memory(const ExperimentSpec& experiment);
+
+}  // namespace pf::models::memory

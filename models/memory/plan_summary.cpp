@@ -1,0 +1,34 @@
+#include "models/memory/plan_summary.h"
+
+#include "models/workload/flop_count.h"
+#include "models/workload/param_count.h"
+
+namespace pf::models::memory {
+
+PlanSummary summarize_plan(const ExperimentSpec& e) {
+  workload::WorkloadPlan plan(e);
+  PlanSummary s;
+  workload::ParameterCount params = workload::count_parameters(e.model, e.training.seq_length);
+  s.parameters = params.total;
+  s.active_parameters = params.active;
+  workload::FlopCount flops = workload::count_flops(e.model, e.parallelism, e.training);
+  s.model_flops = flops.model_flops;
+  s.hardware_flops = flops.hardware_flops;
+  MemoryPlan mem = plan_memory(plan, e.hardware.gpu.memory_gb);
+  for (const StageMemory& st : mem.stages) s.pp_stage_memory_gb.push_back(st.total_gib());
+  const StageMemory& top = mem.heaviest();
+  s.parameters_gb = to_gib(top.parameters);
+  s.gradients_gb = to_gib(top.gradients);
+  s.optimizer_gb = to_gib(top.optimizer);
+  s.activations_gb = to_gib(top.activations);
+  s.comm_buffers_gb = to_gib(top.comm_buffers);
+  s.peak_memory_gb = top.total_gib();
+  s.binding_stage = mem.heaviest_stage;
+  if (mem.oom) {
+    s.oom = PlanSummary::Oom{to_gib(mem.oom->capacity_bytes), to_gib(mem.oom->required_bytes),
+                             to_gib(mem.oom->excess_bytes())};
+  }
+  return s;
+}
+
+}  // namespace pf::models::memory

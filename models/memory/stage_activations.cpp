@@ -1,0 +1,52 @@
+#include "models/memory/stage_activations.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "models/workload/schedule.h"
+
+namespace pf::models::memory {
+
+StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage, const ActivationOptions& opt) {
+  const ModelSpec& model = plan.model();
+  const workload::LocalDims& dims = plan.dims();
+  Recompute rc = plan.training().recompute;
+  int chunks = plan.chunks();
+  // Activations one micro-batch leaves in each chunk, and the transient extra
+  // its backward needs.
+  std::vector<double> held(static_cast<std::size_t>(chunks), 0), working(held.size(), 0);
+  for (int c = 0; c < chunks; ++c) {
+    auto ci = static_cast<std::size_t>(c);
+    int vstage = plan.split().vstage(stage, c);
+    int first = plan.split().first_layer(vstage);
+    for (int layer = first; layer < first + plan.split().layer_count(vstage); ++layer) {
+      bool moe = workload::layer_is_moe(model, layer);
+      held[ci] += layer_activation_bytes(model, dims, moe, rc, opt);
+      working[ci] = std::max(working[ci], recompute_working_bytes(model, dims, moe, rc, opt));
+    }
+    if (vstage == 0) held[ci] += embedding_activation_bytes(model, dims);
+    if (vstage == plan.vstages() - 1) {
+      held[ci] += head_activation_bytes(model, dims) + model.mtp_layers * mtp_activation_bytes(model, dims, rc, opt);
+    }
+  }
+  workload::StageSchedule schedule(plan.parallelism().pp, stage, plan.microbatches(), chunks);
+  StageActivations out;
+  double now = 0;
+  int in_flight = 0;
+  for (int i = 0; i < schedule.steps(); ++i) {
+    workload::ScheduleStep s = schedule.step(i);
+    auto ci = static_cast<std::size_t>(s.chunk);
+    if (s.forward) {
+      now += held[ci];
+      out.chunks_in_flight = std::max(out.chunks_in_flight, ++in_flight);
+      out.peak_bytes = std::max(out.peak_bytes, now);
+    } else {
+      out.peak_bytes = std::max(out.peak_bytes, now + working[ci]);
+      now -= held[ci];
+      --in_flight;
+    }
+  }
+  return out;
+}
+
+}  // namespace pf::models::memory

@@ -1,0 +1,149 @@
+// Attention block: norm, Q/K/V projections, (ring) attention, output
+// projection, residual. Multi-head latent attention (DeepSeek-V2/V3) replaces
+// the fused QKV GEMM by down-projections into query and key/value latents, their
+// norms and per-head up-projections.
+#include "models/workload/layer_units.h"
+#include "models/workload/param_count.h"
+
+namespace pf::models::workload {
+namespace {
+
+AttentionShape block_shape(const RecipeContext& c) {
+  const LocalDims& d = c.d;
+  return {d.micro_batch, d.seq / d.cp, d.heads_local, d.kv_heads_local, d.head_dim, true};
+}
+
+// Forward FLOPs of one cp block: Q (tokens x q) against a K/V block of seq/cp
+// keys: Q K^T over the query/key width, P V over the value width.
+double block_flops(const RecipeContext& c) {
+  const LocalDims& d = c.d;
+  return 2.0 * static_cast<double>(d.tokens) * static_cast<double>(d.seq / d.cp) *
+         static_cast<double>(d.q_dim_local + d.attn_out_local);
+}
+
+std::int64_t kv_block_bytes(const RecipeContext& c) { return c.d.tokens * (c.d.k_dim_local + c.d.v_dim_local) * 2; }
+
+// Blocks 0..cp-1; exchange j passes on the block used by step j while step j
+// computes, so step j+1 waits only for it. Returns the last attention op.
+int ring_attention(UnitBuilder& b, const RecipeContext& c, int start, bool backward) {
+  int cp = c.d.cp;
+  int prev_exchange = -1;
+  int last = start;
+  std::int64_t bytes = kv_block_bytes(c) * (backward ? 2 : 1);  // backward also carries dK, dV
+  for (int j = 0; j < cp; ++j) {
+    DepRef ready = j == 0 ? DepRef::op(start) : DepRef::op(prev_exchange);
+    int exchange = -1;
+    if (j < cp - 1) exchange = b.collective(OpKind::cp_kv_exchange, GroupKind::cp, bytes, {ready});
+    if (!backward) {
+      last = b.attention(OpKind::attention_fwd, block_shape(c), block_flops(c), {ready});
+    } else {
+      if (c.selective_recompute) b.attention(OpKind::attention_fwd, block_shape(c), block_flops(c), {ready}, true);
+      last = b.attention(OpKind::attention_bwd, block_shape(c), 2.0 * block_flops(c), {ready});
+    }
+    prev_exchange = exchange;
+  }
+  return last;
+}
+
+// Q, K, V from the (gathered) norm output; returns the op attention waits for.
+int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef x) {
+  const LocalDims& d = c.d;
+  std::int64_t h = d.hidden;
+  if (!d.mla) return b.gemm(OpKind::qkv_fwd, d.tokens, d.q_dim_local + d.k_dim_local + d.v_dim_local, h, {x});
+  if (d.q_lora > 0) {
+    int down = b.gemm(OpKind::qkv_fwd, d.tokens, d.q_lora, h, {x});
+    int norm = b.rows(OpKind::norm_fwd, d.tokens, d.q_lora, 2, 5, {DepRef::op(down)});
+    b.gemm(OpKind::qkv_fwd, d.tokens, d.q_dim_local, d.q_lora, {DepRef::op(norm)});
+  } else {
+    b.gemm(OpKind::qkv_fwd, d.tokens, d.q_dim_local, h, {x});
+  }
+  int down = b.gemm(OpKind::qkv_fwd, d.tokens, d.kv_lora + d.rope_dim, h, {x});
+  int norm = b.rows(OpKind::norm_fwd, d.tokens, d.kv_lora, 2, 5, {DepRef::op(down)});
+  return b.gemm(OpKind::qkv_fwd, d.tokens, d.attn_out_local + d.heads_local * (d.qk_head - d.rope_dim), d.kv_lora,
+                {DepRef::op(norm)});
+}
+
+// Input gradients of the projections; returns the op producing dx.
+int projections_dgrad(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
+  const LocalDims& d = c.d;
+  std::int64_t h = d.hidden;
+  if (!d.mla) return b.gemm(OpKind::qkv_dgrad, d.tokens, h, d.q_dim_local + d.k_dim_local + d.v_dim_local, {grad});
+  std::int64_t kv_up_n = d.attn_out_local + d.heads_local * (d.qk_head - d.rope_dim);
+  int up = b.gemm(OpKind::qkv_dgrad, d.tokens, d.kv_lora, kv_up_n, {grad});
+  int norm = b.rows(OpKind::norm_bwd, d.tokens, d.kv_lora, 3, 8, {DepRef::op(up)});
+  int last = b.gemm(OpKind::qkv_dgrad, d.tokens, h, d.kv_lora + d.rope_dim, {DepRef::op(norm)});
+  if (d.q_lora > 0) {
+    int qup = b.gemm(OpKind::qkv_dgrad, d.tokens, d.q_lora, d.q_dim_local, {grad});
+    int qnorm = b.rows(OpKind::norm_bwd, d.tokens, d.q_lora, 3, 8, {DepRef::op(qup)});
+    last = b.gemm(OpKind::qkv_dgrad, d.tokens, h, d.q_lora, {DepRef::op(qnorm)});
+  } else {
+    last = b.gemm(OpKind::qkv_dgrad, d.tokens, h, d.q_dim_local, {grad});
+  }
+  return last;
+}
+
+// Weight gradients: from the attention-output gradient and the saved input x.
+void projections_wgrad(UnitBuilder& b, const RecipeContext& c, DepRef grad, DepRef x, const LayerParams& p) {
+  const LocalDims& d = c.d;
+  std::int64_t h = d.hidden;
+  if (!d.mla) {
+    b.gemm(OpKind::qkv_wgrad, h, d.q_dim_local + d.k_dim_local + d.v_dim_local, d.tokens, {grad, x}, p.qkv);
+    return;
+  }
+  MlaParams m = mla_params(d);
+  std::int64_t kv_up_n = d.attn_out_local + d.heads_local * (d.qk_head - d.rope_dim);
+  b.gemm(OpKind::qkv_wgrad, d.kv_lora, kv_up_n, d.tokens, {grad}, m.kv_up);
+  b.gemm(OpKind::qkv_wgrad, h, d.kv_lora + d.rope_dim, d.tokens, {grad, x}, m.kv_down);
+  if (d.q_lora > 0) {
+    b.gemm(OpKind::qkv_wgrad, d.q_lora, d.q_dim_local, d.tokens, {grad}, m.q_up);
+    b.gemm(OpKind::qkv_wgrad, h, d.q_lora, d.tokens, {grad, x}, m.q_down);
+  } else {
+    b.gemm(OpKind::qkv_wgrad, h, d.q_dim_local, d.tokens, {grad, x}, m.q_up);
+  }
+}
+
+}  // namespace
+
+int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
+  const LocalDims& d = c.d;
+  std::int64_t h = d.hidden;
+  int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
+  int src = norm;
+  if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
+  int qkv = projections_fwd(b, c, DepRef::op(src));
+  int attn = ring_attention(b, c, qkv, false);
+  int proj = b.gemm(OpKind::attn_proj_fwd, d.tokens, h, d.attn_out_local, {DepRef::op(attn)});
+  int out = proj;
+  if (c.tp()) {
+    OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(proj)});
+  }
+  // Bias, dropout and residual add, fused as in Megatron.
+  return b.rows(OpKind::residual_fwd, d.tokens_sp, h, 3, 3, {DepRef::op(out)});
+}
+
+int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
+  const LocalDims& d = c.d;
+  std::int64_t h = d.hidden;
+  LayerParams p = layer_params(c.model, d, false);
+  int res = b.rows(OpKind::residual_bwd, d.tokens_sp, h, 3, 2, {grad});
+  int src = res;
+  if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(res)});
+  int dproj = b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(src)});
+  b.gemm(OpKind::attn_proj_wgrad, d.attn_out_local, h, d.tokens, {DepRef::op(src)}, p.proj);
+  int attn = ring_attention(b, c, dproj, true);
+  // Sequence parallelism saved the projections' input sharded: gather it
+  // again for the weight gradients, overlapping the input-gradient GEMMs.
+  int regather = -1;
+  if (d.sp) regather = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(attn)});
+  int dx = projections_dgrad(b, c, DepRef::op(attn));
+  int out = dx;
+  if (c.tp()) {
+    OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(dx)});
+  }
+  projections_wgrad(b, c, DepRef::op(attn), DepRef::op(regather >= 0 ? regather : attn), p);
+  return b.rows(OpKind::norm_bwd, d.tokens_sp, h, 3, 8, {DepRef::op(out)}, p.norm);
+}
+
+}  // namespace pf::models::workload

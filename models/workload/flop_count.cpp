@@ -1,0 +1,95 @@
+#include "models/workload/flop_count.h"
+
+#include "models/workload/model_dims.h"
+
+namespace pf::models::workload {
+
+namespace {
+
+// Attention projections and products of one sequence.
+LayerFlops attention_flops(const ModelSpec& model, double s) {
+  double h = static_cast<double>(model.hidden_size);
+  double heads = static_cast<double>(model.num_attention_heads);
+  LayerFlops f;
+  if (model.mla) {
+    // DeepSeek-V2 MLA: query and key/value latents, their up-projections,
+    // keys of qk_nope + qk_rope per head, values of v_head_dim.
+    const MlaSpec& a = *model.mla;
+    double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    double v = static_cast<double>(a.v_head_dim);
+    double q_lora = static_cast<double>(a.q_lora_rank), kv_lora = static_cast<double>(a.kv_lora_rank);
+    double q_weights = q_lora > 0 ? h * q_lora + q_lora * heads * qk : h * heads * qk;
+    double kv_weights = h * (kv_lora + static_cast<double>(a.qk_rope_head_dim)) +
+                        kv_lora * heads * (static_cast<double>(a.qk_nope_head_dim) + v);
+    f.gemm = 2.0 * s * (q_weights + kv_weights + heads * v * h);
+    f.attention = 2.0 * s * s * heads * (qk + v);  // Q K^T over qk, P V over v
+    return f;
+  }
+  double d = static_cast<double>(model.effective_head_dim());
+  double q = heads * d;
+  double kv = static_cast<double>(model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads) * d;
+  // QKV and output projections: weights h(q + 2kv) and q h.
+  f.gemm = 2.0 * s * (h * (q + 2.0 * kv) + q * h);
+  // Scores Q K^T and the weighted sum P V, each 2 s^2 q.
+  f.attention = 4.0 * s * s * q;
+  return f;
+}
+
+}  // namespace
+
+LayerFlops layer_forward_flops(const ModelSpec& model, int layer, std::int64_t seq) {
+  double s = static_cast<double>(seq);
+  double h = static_cast<double>(model.hidden_size);
+  double gate = arch_traits(model).gated_mlp ? 2.0 : 1.0;
+  LayerFlops f = attention_flops(model, s);
+  if (layer_is_moe(model, layer)) {
+    const MoeSpec& m = *model.moe;
+    double fe = static_cast<double>(m.expert_ffn_hidden_size);
+    double expert = h * gate * fe + fe * h;
+    f.gemm += 2.0 * s * h * m.num_experts;                // router
+    f.gemm += 2.0 * s * m.top_k * expert;                 // routed experts, top_k per token
+    f.gemm += 2.0 * s * m.shared_experts * expert;        // always-on experts
+  } else {
+    double ffn = static_cast<double>(model.ffn_hidden_size);
+    f.gemm += 2.0 * s * (h * gate * ffn + ffn * h);
+  }
+  return f;
+}
+
+double lm_head_forward_flops(const ModelSpec& model, std::int64_t seq) {
+  return 2.0 * static_cast<double>(seq) * static_cast<double>(model.hidden_size) *
+         static_cast<double>(model.vocab_size);
+}
+
+FlopCount count_flops(const ModelSpec& model, const ParallelismSpec& par, const TrainingSpec& train) {
+  double forward = lm_head_forward_flops(model, train.seq_length);
+  double recomputed = 0;
+  for (int layer = 0; layer < model.layers; ++layer) {
+    LayerFlops f = layer_forward_flops(model, layer, train.seq_length);
+    forward += f.total();
+    // Full recomputation re-runs every layer's forward (not the LM head);
+    // selective re-runs only the core attention (Korthikanti et al. 2022).
+    if (train.recompute == Recompute::full) recomputed += f.total();
+    if (train.recompute == Recompute::selective) recomputed += f.attention;
+  }
+  // Multi-token prediction: a layer like the last, the 2h -> h projection and
+  // one more pass through the shared LM head per module. Full recomputation
+  // does not checkpoint these modules; selective still replays their attention.
+  for (int i = 0; i < model.mtp_layers; ++i) {
+    LayerFlops f = layer_forward_flops(model, model.layers - 1, train.seq_length);
+    double h = static_cast<double>(model.hidden_size);
+    forward += f.total() + 2.0 * static_cast<double>(train.seq_length) * 2.0 * h * h +
+               lm_head_forward_flops(model, train.seq_length);
+    if (train.recompute == Recompute::selective) recomputed += f.attention;
+  }
+  double sequences = static_cast<double>(train.global_batch_size);
+  FlopCount c;
+  c.model_flops = 3.0 * forward * sequences;  // backward = 2 x forward
+  c.hardware_flops = c.model_flops + recomputed * sequences;
+  double gpus = static_cast<double>(par.tp) * par.pp * par.dp * par.cp;
+  c.model_flops_per_gpu = c.model_flops / gpus;
+  c.hardware_flops_per_gpu = c.hardware_flops / gpus;
+  return c;
+}
+
+}  // namespace pf::models::workload

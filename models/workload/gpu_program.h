@@ -1,0 +1,121 @@
+// One GPU's training iteration as a lazy op stream (see op.h for the contract
+// the ops follow). The program walks the pipeline schedule step by step, and
+// each step's pieces (p2p receive, embedding, layers - each backward after its
+// recomputation under full recompute -, head, multi-token-prediction modules,
+// p2p send) through the plan's op templates, adding the data-parallel and ZeRO
+// communication as it goes:
+//  - DP gradient buckets: reduces issued as backward finishes a bucket's worth
+//    (overlap_grad_reduce) during the last micro-batch of each model chunk, or
+//    all after the last backward; ZeRO 0 all-reduces, ZeRO >= 1 reduce-scatters;
+//    ZeRO 2 and 3 keep only a gradient shard, so they reduce-scatter after every
+//    micro-batch (as DeepSpeed does). Only the optimizer step waits for them.
+//  - ZeRO parameter all-gathers: stage 3 before every layer's forward and
+//    backward, prefetching the next layer when overlap_param_gather; stages 1-2
+//    after the optimizer step, or (overlap_param_gather) at the first forward
+//    of each chunk, prefetched one layer ahead - the next iteration's gather
+//    overlapping its forward, as Megatron's distributed optimizer does.
+//  - the end of the iteration: sequence-parallel norm gradients all-reduced
+//    over tp, tied embedding gradients over the first/last stage pair, the
+//    optimizer step.
+// Memory: a few hundred bytes plus one id per op of the largest template.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/workload/grad_buckets.h"
+#include "models/workload/op.h"
+#include "models/workload/schedule.h"
+#include "models/workload/stage_params.h"
+#include "models/workload/workload_plan.h"
+
+namespace pf::models::workload {
+
+class GpuProgram {
+ public:
+  // The plan must outlive the program. Throws pf::SimulationError for a GPU
+  // outside the plan.
+  GpuProgram(const WorkloadPlan& plan, int gpu);
+
+  // The next op in issue order; false once the iteration is complete.
+  bool next(Op& op);
+
+  int gpu() const { return gpu_; }
+  const Coords& coords() const { return coords_; }
+  std::uint32_t ops_issued() const { return next_id_; }
+
+ private:
+  struct StepUnit {
+    enum class Kind : std::uint8_t { recv, send, embedding, head, layer, recompute, mtp } kind;
+    int layer = -1;
+  };
+  struct PendingGather {
+    ParamClass cls = ParamClass::dense;
+    std::int64_t elems = 0;
+    int slot = 0;
+    int layer = -1;
+  };
+  enum class Section : std::uint8_t { steps, epilogue, done };
+  static constexpr int kGatherQueue = 4;
+
+  // steps
+  bool step_next(Op& op);
+  void begin_step();
+  void end_step();
+  StepUnit unit_at(int u) const;
+  const Unit& template_of(const StepUnit& su, bool forward) const;
+  bool is_param_unit(const StepUnit& su) const;
+  void start_unit(const StepUnit& su);
+  void emit_template(const OpTemplate& t, Op& op);
+  void emit_p2p(const StepUnit& su, Op& op);
+  // communication added around the templates
+  void queue_gathers(const Unit& u, int slot, int layer);
+  bool pop_gather(Op& op);
+  bool pop_reduce(Op& op);
+  // end of iteration
+  bool epilogue_next(Op& op);
+  bool queue_next_epilogue_gathers();
+  // helpers
+  void begin_op(Op& op, OpKind kind, Phase phase);
+  void set_group(Op& op, GroupKind kind);
+  static void add_dep(Op& op, std::uint32_t id);
+
+  const WorkloadPlan* plan_;
+  int gpu_;
+  Coords coords_;
+  StageSchedule schedule_;
+  StageParams stage_;
+  std::array<GroupId, kGroupKindCount> groups_{};
+  std::array<std::uint32_t, kGroupKindCount> seq_{};
+  int prev_pp_gpu_ = -1, next_pp_gpu_ = -1;
+  bool full_recompute_ = false, overlap_grad_ = false, prefetch_ = false;
+  int zero_ = 0;
+
+  Section section_ = Section::steps;
+  bool in_step_ = false;
+  int step_index_ = 0;
+  ScheduleStep step_{};
+  int vstage_ = 0, first_layer_ = 0, layers_ = 0, mtp_units_ = 0;
+  int unit_index_ = 0, unit_count_ = 0;
+  bool gather_step_ = false, reduce_step_ = false;
+
+  const Unit* unit_ = nullptr;
+  int op_index_ = 0;
+  int unit_layer_ = -1;
+  std::vector<std::uint32_t> unit_ids_;
+  std::uint32_t next_id_ = 0, input_id_ = kNoOp, last_compute_id_ = kNoOp;
+
+  std::array<PendingGather, kGatherQueue> gathers_{};
+  int gather_head_ = 0, gather_count_ = 0;
+  std::array<std::array<std::uint32_t, kParamClasses>, 2> param_ids_{};  // [current | prefetched][class]
+  bool next_prefetched_ = false;
+
+  GradBuckets buckets_;
+  std::array<std::uint32_t, kParamClasses> last_reduce_{kNoOp, kNoOp};
+
+  int epilogue_pos_ = 0, epilogue_chunk_ = 0, epilogue_unit_ = 0;
+  std::uint32_t sp_reduce_id_ = kNoOp, embedding_reduce_id_ = kNoOp;
+};
+
+}  // namespace pf::models::workload

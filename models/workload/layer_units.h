@@ -1,0 +1,75 @@
+// The op recipes of the model's pieces, per GPU and micro-batch, following
+// Megatron-LM's dataflow (Shoeybi et al. 2019; Korthikanti et al. 2022):
+//  - tensor parallelism: column-parallel QKV / fc1, row-parallel proj / fc2;
+//    without sequence parallelism the row-parallel output is all-reduced in
+//    forward and the column-parallel input gradient all-reduced in backward;
+//    with it, all-gather before the column-parallel GEMM and reduce-scatter
+//    after the row-parallel one, mirrored in backward, plus the backward
+//    re-gather of the saved (sharded) input for the weight gradient;
+//  - backward of a linear layer: input gradient (dgrad), launch its collective,
+//    weight gradient (wgrad) overlapping it, and the next op waits on it;
+//  - context parallelism: attention in cp blocks, the K/V block passed around
+//    the cp ring while the previous block computes (ring attention);
+//  - experts: router, permute, all-to-all dispatch over ep, all-gather over tp
+//    (expert tensor parallelism = tp), expert GEMMs, reduce-scatter, all-to-all
+//    combine, unpermute (Megatron-Core's alltoall token dispatcher).
+#pragma once
+
+#include "models/spec/model_spec.h"
+#include "models/spec/training_spec.h"
+#include "models/workload/model_dims.h"
+#include "models/workload/op_template.h"
+#include "models/workload/unit_builder.h"
+
+namespace pf::models::workload {
+
+struct RecipeContext {
+  const ModelSpec& model;
+  LocalDims d;
+  ArchTraits arch;
+  bool selective_recompute = false;
+  bool tp() const { return d.tp > 1; }
+  std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor
+};
+
+// Pieces (each returns the index of its output op in the builder).
+int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in);
+int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad);
+// The tensor-parallel MLP between the norm and the residual: fc1, activation,
+// fc2. Widths per GPU and the parameter counts of fc1 and fc2 (param_count.h).
+struct MlpWidths {
+  std::int64_t ffn_local = 0, fc1_local = 0;
+  std::int64_t fc1_params = 0, fc2_params = 0;
+};
+int mlp_core_fwd(UnitBuilder& b, const RecipeContext& c, DepRef normed, const MlpWidths& w);
+int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpWidths& w);
+int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in);
+int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad);
+// norm, fc1/act/fc2 (mlp_core), residual; and its backward.
+int dense_mlp_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in);
+int dense_mlp_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad);
+// Final norm, vocab-parallel LM head and cross entropy; backward from the loss
+// (head_grad_elems: weight gradients the head's wgrad finishes).
+int head_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in);
+int head_block_bwd(UnitBuilder& b, const RecipeContext& c, std::int64_t head_grad_elems);
+
+// Makes the unit's first op wait for its parameters (DepKind::param).
+void wait_for_params(Unit& u);
+
+// Whole units.
+Unit layer_forward_unit(const RecipeContext& c, bool moe);
+Unit layer_backward_unit(const RecipeContext& c, bool moe);
+// Full recomputation: the forward re-run inside backward (phase bwd, flagged).
+Unit layer_recompute_unit(const RecipeContext& c, bool moe);
+Unit embedding_forward_unit(const RecipeContext& c);
+Unit embedding_backward_unit(const RecipeContext& c);
+// head_elems: LM head weight held on the last stage (0 when tied to the
+// embedding on the same GPU); copy_elems: see edge_units.cpp.
+Unit head_forward_unit(const RecipeContext& c, std::int64_t head_elems, std::int64_t copy_elems);
+Unit head_backward_unit(const RecipeContext& c, std::int64_t head_elems, std::int64_t copy_elems);
+// One multi-token-prediction module: next-token embedding, norms, the 2h -> h
+// projection, a transformer layer like the last, and the shared LM head's loss.
+Unit mtp_forward_unit(const RecipeContext& c);
+Unit mtp_backward_unit(const RecipeContext& c);
+
+}  // namespace pf::models::workload

@@ -1,0 +1,109 @@
+// The per-kind attribute table: name, class, collective pattern, stream.
+#include "models/workload/op.h"
+
+#include <array>
+
+namespace pf::models::workload {
+namespace {
+
+struct KindInfo {
+  std::string_view name;
+  OpClass cls;
+  Collective coll;
+};
+
+constexpr KindInfo compute(std::string_view name, OpClass cls) { return {name, cls, Collective::none}; }
+constexpr KindInfo comm(std::string_view name, Collective coll) { return {name, OpClass::collective, coll}; }
+
+// Indexed by OpKind; the static_assert below keeps it in step with the enum.
+constexpr std::array<KindInfo, kOpKindCount> kKinds = {{
+    compute("embedding_fwd", OpClass::elementwise),
+    compute("embedding_bwd", OpClass::elementwise),
+    compute("norm_fwd", OpClass::norm),
+    compute("norm_bwd", OpClass::norm),
+    compute("qkv_fwd", OpClass::gemm),
+    compute("qkv_dgrad", OpClass::gemm),
+    compute("qkv_wgrad", OpClass::gemm),
+    compute("attention_fwd", OpClass::attention),
+    compute("attention_bwd", OpClass::attention),
+    compute("attn_proj_fwd", OpClass::gemm),
+    compute("attn_proj_dgrad", OpClass::gemm),
+    compute("attn_proj_wgrad", OpClass::gemm),
+    compute("mlp_fc1_fwd", OpClass::gemm),
+    compute("mlp_fc1_dgrad", OpClass::gemm),
+    compute("mlp_fc1_wgrad", OpClass::gemm),
+    compute("mlp_act_fwd", OpClass::elementwise),
+    compute("mlp_act_bwd", OpClass::elementwise),
+    compute("mlp_fc2_fwd", OpClass::gemm),
+    compute("mlp_fc2_dgrad", OpClass::gemm),
+    compute("mlp_fc2_wgrad", OpClass::gemm),
+    compute("residual_fwd", OpClass::elementwise),
+    compute("residual_bwd", OpClass::elementwise),
+    compute("router_fwd", OpClass::gemm),
+    compute("router_dgrad", OpClass::gemm),
+    compute("router_wgrad", OpClass::gemm),
+    compute("moe_permute_fwd", OpClass::elementwise),
+    compute("moe_permute_bwd", OpClass::elementwise),
+    compute("moe_unpermute_fwd", OpClass::elementwise),
+    compute("moe_unpermute_bwd", OpClass::elementwise),
+    compute("expert_fc1_fwd", OpClass::gemm),
+    compute("expert_fc1_dgrad", OpClass::gemm),
+    compute("expert_fc1_wgrad", OpClass::gemm),
+    compute("expert_act_fwd", OpClass::elementwise),
+    compute("expert_act_bwd", OpClass::elementwise),
+    compute("expert_fc2_fwd", OpClass::gemm),
+    compute("expert_fc2_dgrad", OpClass::gemm),
+    compute("expert_fc2_wgrad", OpClass::gemm),
+    compute("lm_head_fwd", OpClass::gemm),
+    compute("lm_head_dgrad", OpClass::gemm),
+    compute("lm_head_wgrad", OpClass::gemm),
+    compute("loss_fwd", OpClass::elementwise),
+    compute("loss_bwd", OpClass::elementwise),
+    compute("mtp_proj_fwd", OpClass::gemm),
+    compute("mtp_proj_dgrad", OpClass::gemm),
+    compute("mtp_proj_wgrad", OpClass::gemm),
+    compute("optimizer_step", OpClass::elementwise),
+    comm("tp_all_reduce", Collective::all_reduce),
+    comm("tp_all_gather", Collective::all_gather),
+    comm("tp_reduce_scatter", Collective::reduce_scatter),
+    comm("cp_kv_exchange", Collective::ring_exchange),
+    comm("ep_dispatch", Collective::all_to_all),
+    comm("ep_combine", Collective::all_to_all),
+    comm("dp_grad_all_reduce", Collective::all_reduce),
+    comm("dp_grad_reduce_scatter", Collective::reduce_scatter),
+    comm("dp_param_all_gather", Collective::all_gather),
+    comm("embedding_grad_all_reduce", Collective::all_reduce),
+    {"pp_send", OpClass::p2p, Collective::send},
+    {"pp_recv", OpClass::p2p, Collective::recv},
+}};
+static_assert(kKinds[static_cast<int>(OpKind::pp_recv)].name == "pp_recv", "kind table out of step with OpKind");
+static_assert(kKinds[static_cast<int>(OpKind::optimizer_step)].name == "optimizer_step", "kind table out of step");
+static_assert(kKinds[static_cast<int>(OpKind::tp_all_reduce)].name == "tp_all_reduce", "kind table out of step");
+
+constexpr std::array<std::string_view, kGroupKindCount> kGroupNames = {
+    "none", "tp", "cp", "dp", "dp_cp", "ep", "edp", "pp", "embd"};
+
+const KindInfo& info(OpKind kind) { return kKinds[static_cast<std::size_t>(kind)]; }
+
+}  // namespace
+
+std::string_view kind_name(OpKind kind) { return info(kind).name; }
+OpClass op_class(OpKind kind) { return info(kind).cls; }
+Collective collective_of(OpKind kind) { return info(kind).coll; }
+
+Stream stream_of(OpKind kind) {
+  switch (op_class(kind)) {
+    case OpClass::collective: return Stream::comm;
+    case OpClass::p2p: return Stream::p2p;
+    default: return Stream::compute;
+  }
+}
+
+bool is_matmul(OpKind kind) {
+  OpClass c = op_class(kind);
+  return c == OpClass::gemm || c == OpClass::attention;
+}
+
+std::string_view group_kind_name(GroupKind kind) { return kGroupNames[static_cast<std::size_t>(kind)]; }
+
+}  // namespace pf::models::workload

@@ -1,0 +1,137 @@
+// One operation of a GPU's training iteration, as the workload generator yields
+// it: what runs (kind, shape, FLOPs, bytes), where in the model and schedule it
+// belongs (phase, layer, micro-batch), on which stream, and what it waits for.
+//
+// Contract between the generator (GpuProgram) and whoever executes the ops:
+//  - Ops come in issue order; every dependency names an earlier op of the same
+//    GPU by its id (ids count up from 0 per GPU). An op may start once all its
+//    dependencies have completed. The issue order is a topological order.
+//  - Compute-stream ops additionally run one at a time, in issue order (a GPU
+//    runs one kernel at a time in this model). That ordering is not repeated
+//    in the dependency list.
+//  - Collectives (comm stream) are matched across GPUs by (group, seq): every
+//    member of a group issues the same collectives, of the same kind and size,
+//    in the same order, numbered 0, 1, 2... per group. They run in seq order
+//    within their group (one NCCL communicator per group); collectives of
+//    different groups may overlap each other and compute.
+//  - Point-to-point ops (p2p stream) are matched by (sender, receiver, tag):
+//    a pp_send on GPU a with peer b and tag t pairs with the pp_recv on b with
+//    peer a and tag t. A recv has no dependencies: it is posted early and
+//    completes when the data has arrived; the consumer depends on the recv.
+//  - `bytes` of a collective is the full buffer per rank as nccl-tests counts
+//    it: the all-reduce buffer, the gathered output of an all-gather, the input
+//    of a reduce-scatter, the send buffer of an all-to-all, the block each rank
+//    passes on in a ring exchange. For a p2p op it is the message size. For a
+//    compute op it is an estimate of the HBM bytes read and written.
+//  - `flops` counts multiply-adds as 2 FLOPs. Attention counts the full
+//    seq x seq score matrix (as Megatron's MFU formula does); `causal` in the
+//    shape tells the cost model that only about half of it is computed.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "models/workload/group_id.h"
+
+namespace pf::models::workload {
+
+enum class Phase : std::uint8_t { fwd = 0, bwd = 1, opt = 2 };
+enum class Stream : std::uint8_t { compute = 0, comm = 1, p2p = 2 };
+
+// What kind of work an op is, for the cost model: which shape fields are valid.
+enum class OpClass : std::uint8_t { gemm, attention, norm, elementwise, collective, p2p };
+
+// The communication pattern of a comm/p2p op, for the collective layer.
+enum class Collective : std::uint8_t {
+  none,
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  all_to_all,
+  ring_exchange,  // every member sends `bytes` to the next member and receives from the previous
+  send,
+  recv,
+};
+
+// The ops the generator emits. Names (kind_name) feed the timeline's /kinds table.
+enum class OpKind : std::uint16_t {
+  // compute
+  embedding_fwd, embedding_bwd,
+  norm_fwd, norm_bwd,
+  qkv_fwd, qkv_dgrad, qkv_wgrad,
+  attention_fwd, attention_bwd,
+  attn_proj_fwd, attn_proj_dgrad, attn_proj_wgrad,
+  mlp_fc1_fwd, mlp_fc1_dgrad, mlp_fc1_wgrad,
+  mlp_act_fwd, mlp_act_bwd,
+  mlp_fc2_fwd, mlp_fc2_dgrad, mlp_fc2_wgrad,
+  residual_fwd, residual_bwd,
+  router_fwd, router_dgrad, router_wgrad,
+  moe_permute_fwd, moe_permute_bwd, moe_unpermute_fwd, moe_unpermute_bwd,
+  expert_fc1_fwd, expert_fc1_dgrad, expert_fc1_wgrad,
+  expert_act_fwd, expert_act_bwd,
+  expert_fc2_fwd, expert_fc2_dgrad, expert_fc2_wgrad,
+  lm_head_fwd, lm_head_dgrad, lm_head_wgrad,
+  loss_fwd, loss_bwd,
+  mtp_proj_fwd, mtp_proj_dgrad, mtp_proj_wgrad,  // multi-token prediction: [norm(h); norm(emb)] -> h
+  optimizer_step,
+  // collectives
+  tp_all_reduce, tp_all_gather, tp_reduce_scatter,
+  cp_kv_exchange,
+  ep_dispatch, ep_combine,
+  dp_grad_all_reduce, dp_grad_reduce_scatter, dp_param_all_gather,
+  embedding_grad_all_reduce,
+  // point to point
+  pp_send, pp_recv,
+  count_  // number of kinds, not a kind
+};
+
+inline constexpr int kOpKindCount = static_cast<int>(OpKind::count_);
+
+std::string_view kind_name(OpKind kind);
+OpClass op_class(OpKind kind);
+Collective collective_of(OpKind kind);
+Stream stream_of(OpKind kind);
+// GEMMs and attention: the work that counts towards model/hardware FLOPs.
+bool is_matmul(OpKind kind);
+
+// Shapes the cost model reads; only the part matching op_class() is filled.
+struct GemmShape {
+  std::int64_t M = 0, N = 0, K = 0;  // C[M,N] = A[M,K] * B[K,N]
+};
+struct AttentionShape {
+  std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head_dim = 0;  // heads per GPU
+  bool causal = true;
+};
+struct RowsShape {
+  std::int64_t rows = 0, dim = 0;  // norms and elementwise ops over rows x dim
+};
+struct OpShape {
+  GemmShape gemm;
+  AttentionShape attention;
+  RowsShape rows;
+};
+
+inline constexpr std::uint32_t kNoOp = 0xffffffffu;
+inline constexpr int kMaxDeps = 4;
+
+struct Op {
+  std::uint32_t id = kNoOp;
+  OpKind kind = OpKind::norm_fwd;
+  Phase phase = Phase::fwd;
+  Stream stream = Stream::compute;
+  bool recompute = false;        // re-executed forward work (activation recomputation)
+  std::int32_t layer = -1;       // global transformer layer; -1 for embedding, head, optimizer
+  std::int32_t microbatch = -1;  // -1 outside a micro-batch (optimizer, gradient sync)
+  std::int16_t chunk = -1;       // model chunk on this pipeline rank (interleaving), -1 if none
+  double flops = 0;
+  std::uint64_t bytes = 0;
+  GroupId group;                 // collectives and p2p (the pp group); none for compute
+  std::uint32_t seq = 0;         // collectives: index within `group`; p2p: the message tag
+  std::int32_t peer = -1;        // p2p: the GPU at the other end
+  OpShape shape;
+  std::uint8_t dep_count = 0;
+  std::array<std::uint32_t, kMaxDeps> deps{};
+};
+
+}  // namespace pf::models::workload

@@ -1,0 +1,40 @@
+// Appends op templates to a Unit with the FLOP and byte estimates of each op
+// class, so the layer recipes read as the model's dataflow.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+
+#include "models/workload/op_template.h"
+
+namespace pf::models::workload {
+
+class UnitBuilder {
+ public:
+  UnitBuilder(Phase phase, bool recompute) : phase_(phase), recompute_(recompute) {}
+
+  // C[M,N] = A[M,K] B[K,N]: 2MNK FLOPs; reads A and B, writes C (16-bit).
+  int gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t K, std::initializer_list<DepRef> deps,
+           std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense);
+  // One attention block: `flops` given by the caller (forward 4 b sq skv h d).
+  int attention(OpKind kind, const AttentionShape& shape, double flops, std::initializer_list<DepRef> deps,
+                bool recompute = false);
+  // Norms and elementwise ops over rows x dim: `tensors` 16-bit tensors of that
+  // size read or written, `flops_per_elem` arithmetic per element.
+  int rows(OpKind kind, std::int64_t rows, std::int64_t dim, double tensors, double flops_per_elem,
+           std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0);
+  int collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps);
+
+  int size() const { return static_cast<int>(unit_.ops.size()); }
+  Unit take() { return std::move(unit_); }
+
+ private:
+  int push(OpTemplate t, std::initializer_list<DepRef> deps);
+
+  Phase phase_;
+  bool recompute_;
+  Unit unit_;
+};
+
+}  // namespace pf::models::workload

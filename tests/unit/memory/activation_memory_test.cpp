@@ -1,0 +1,79 @@
+// Per-layer activation memory against Korthikanti et al. 2022, Table 2.
+#include <gtest/gtest.h>
+
+#include "models/memory/activation_memory.h"
+#include "tests/unit/workload/test_models.h"
+
+namespace pf::models::memory {
+namespace {
+
+using namespace pf::models::testing;
+
+// GPT-3 175B sizes, micro-batch 2: s = 2048, b = 2, h = 12288, a = 96.
+constexpr double s = 2048, b = 2, h = 12288, a = 96;
+
+double layer_bytes(int tp, bool sp, Recompute rc, bool flash = false, int cp = 1) {
+  ParallelismSpec par;
+  par.tp = tp;
+  par.cp = cp;
+  par.sequence_parallel = sp;
+  TrainingSpec t;
+  t.micro_batch_size = 2;
+  t.seq_length = 2048;
+  ModelSpec m = gpt3_175b();
+  return layer_activation_bytes(m, workload::local_dims(m, par, t), false, rc, ActivationOptions{flash});
+}
+
+TEST(ActivationMemory, NoParallelism) {
+  EXPECT_DOUBLE_EQ(layer_bytes(1, false, Recompute::none), s * b * h * (34 + 5 * a * s / h));
+}
+
+TEST(ActivationMemory, TensorParallel) {
+  double t = 8;
+  EXPECT_DOUBLE_EQ(layer_bytes(8, false, Recompute::none), s * b * h * (10 + 24 / t + 5 * a * s / (h * t)));
+}
+
+TEST(ActivationMemory, TensorAndSequenceParallel) {
+  double t = 8;
+  EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::none), s * b * h * (34 + 5 * a * s / h) / t);
+}
+
+TEST(ActivationMemory, TensorSequenceParallelSelectiveRecompute) {
+  double t = 8;
+  EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::selective), 34 * s * b * h / t);
+}
+
+TEST(ActivationMemory, FullRecomputeKeepsTheLayerInput) {
+  EXPECT_DOUBLE_EQ(layer_bytes(1, false, Recompute::full), 2 * s * b * h);
+  EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::full), 2 * s * b * h / 8);
+}
+
+// Context parallelism holds s / cp of every token tensor and s / cp rows of
+// the score matrix (each local query still attends to all s keys).
+TEST(ActivationMemory, ContextParallelSplitsTheSequence) {
+  EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::none, false, 4), s * b * h * (34 + 5 * a * s / h) / (8 * 4));
+}
+
+// A fused attention kernel keeps fp32 softmax statistics (a s b / t x 4 bytes)
+// instead of the score matrix.
+TEST(ActivationMemory, FlashAttentionDropsTheScoreMatrix) {
+  double t = 8;
+  EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::none, true), 34 * s * b * h / t + 4 * a / t * s * b);
+}
+
+// SwiGLU stores gate and up projections (2 d_ff) where GeLU stores one, and
+// grouped-query attention stores fewer keys and values; no dropout masks.
+TEST(ActivationMemory, GatedMlpAndGroupedQueryAttention) {
+  ModelSpec m = llama3_405b();
+  TrainingSpec t;
+  t.micro_batch_size = 1;
+  t.seq_length = 8192;
+  workload::LocalDims d = workload::local_dims(m, ParallelismSpec{}, t);
+  double sb = 8192, hh = 16384, kv = 8 * 128, f = 53248;
+  double expect = sb * (2 * hh + 2 * hh + 2 * (hh + kv) + 2 * kv + 2 * hh)  // attention block
+                  + sb * (2 * hh + 2 * hh + 2 * 2 * f + 2 * f);             // MLP block
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, d, false, Recompute::selective, {}), expect);
+}
+
+}  // namespace
+}  // namespace pf::models::memory

@@ -1,0 +1,150 @@
+// Memory per stage: ZeRO sharding ratios, activations held under the pipeline
+// schedule, the OOM verdict and the validate summary.
+#include <gtest/gtest.h>
+
+#include "models/memory/memory_plan.h"
+#include "models/memory/plan_summary.h"
+#include "models/memory/stage_activations.h"
+#include "models/memory/state_memory.h"
+#include "models/workload/param_count.h"
+#include "tests/unit/workload/test_models.h"
+
+namespace pf::models::memory {
+namespace {
+
+using namespace pf::models::testing;
+using workload::WorkloadPlan;
+
+WorkloadPlan plan(const ModelSpec& m, int tp, int pp, int dp, int zero, int v = 1, std::int64_t gb = 64) {
+  ParallelismSpec p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.zero_stage = zero;
+  p.sequence_parallel = tp > 1;
+  p.virtual_stages = v;
+  p.pipeline_schedule = v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+  TrainingSpec t = small_training(gb, 128);
+  return WorkloadPlan(m, p, t);
+}
+
+// Rajbhandari et al. 2020, Figure 1: per-GPU model state with K = 12.
+TEST(MemoryPlan, ZeroStagesShardModelStateOverDataParallelism) {
+  const double Nd = 8, K = 12;
+  for (int zero = 0; zero <= 3; ++zero) {
+    WorkloadPlan p = plan(tiny_gpt(), 1, 1, 8, zero);
+    double psi = static_cast<double>(workload::stage_params(p, 0).total());
+    StateMemory m = state_memory(p, workload::stage_params(p, 0));
+    double expect[4][3] = {{2 * psi, 2 * psi, K * psi},
+                           {2 * psi, 2 * psi, K * psi / Nd},
+                           {2 * psi, 2 * psi / Nd, K * psi / Nd},
+                           {2 * psi / Nd, 2 * psi / Nd, K * psi / Nd}};
+    EXPECT_DOUBLE_EQ(m.parameters, expect[zero][0]) << "zero " << zero;
+    EXPECT_DOUBLE_EQ(m.gradients, expect[zero][1]) << "zero " << zero;
+    EXPECT_DOUBLE_EQ(m.optimizer, expect[zero][2]) << "zero " << zero;
+  }
+}
+
+// Expert weights shard over the expert-DP group (dp / ep), the rest over dp.
+TEST(MemoryPlan, ExpertStateShardsOverExpertDataParallelism) {
+  ParallelismSpec p;
+  p.dp = 8;
+  p.ep = 4;
+  p.zero_stage = 1;
+  WorkloadPlan w(tiny_moe(), p, small_training(64, 128));
+  workload::StageParams sp = workload::stage_params(w, 0);
+  ASSERT_GT(sp.expert, 0);
+  StateMemory m = state_memory(w, sp);
+  EXPECT_DOUBLE_EQ(m.optimizer, 12.0 * (static_cast<double>(sp.dense) / 8 + static_cast<double>(sp.expert) / 2));
+}
+
+double chunk_bytes(const WorkloadPlan& p, int vstage, const ActivationOptions& opt) {
+  double sum = 0;
+  int first = p.split().first_layer(vstage);
+  for (int l = first; l < first + p.split().layer_count(vstage); ++l) {
+    sum += layer_activation_bytes(p.model(), p.dims(), false, Recompute::none, opt);
+  }
+  if (vstage == 0) sum += embedding_activation_bytes(p.model(), p.dims());
+  if (vstage == p.vstages() - 1) sum += head_activation_bytes(p.model(), p.dims());
+  return sum;
+}
+
+TEST(MemoryPlan, OneFOneBHoldsPpMicroBatchesOnTheFirstStage) {
+  ActivationOptions opt{false};
+  WorkloadPlan p = plan(tiny_gpt(8), 2, 4, 2, 1);  // 32 micro-batches per pipeline
+  StageActivations first = stage_activations(p, 0, opt);
+  StageActivations last = stage_activations(p, 3, opt);
+  EXPECT_EQ(first.chunks_in_flight, 4);
+  EXPECT_EQ(last.chunks_in_flight, 1);
+  EXPECT_DOUBLE_EQ(first.peak_bytes, 4 * chunk_bytes(p, 0, opt));
+  EXPECT_DOUBLE_EQ(last.peak_bytes, chunk_bytes(p, 3, opt));
+  MemoryPlan mem = plan_memory(p, 80.0, opt);
+  EXPECT_EQ(mem.heaviest_stage, 0);
+}
+
+// Interleaving: stage 0 holds 2 (pp - 1) + (v - 1) pp + 1 chunks, i.e. the
+// activations of pp + (pp - 1) / v micro-batches of the stage's layers
+// (Korthikanti et al. 2022, section 4.2.3; Narayanan et al. 2021).
+TEST(MemoryPlan, InterleavedScheduleHoldsMore) {
+  ActivationOptions opt{false};
+  const int pp = 4, v = 2, layers = 16;
+  ModelSpec m = tiny_gpt(layers);
+  m.norm = Norm::rmsnorm;  // Llama-style: no embedding dropout mask to count on stage 0
+  WorkloadPlan p = plan(m, 1, pp, 1, 0, v, 16);
+  StageActivations first = stage_activations(p, 0, opt);
+  EXPECT_EQ(first.chunks_in_flight, 2 * (pp - 1) + (v - 1) * pp + 1);
+  double per_layer = layer_activation_bytes(p.model(), p.dims(), false, Recompute::none, opt);
+  EXPECT_DOUBLE_EQ(first.peak_bytes, layers / pp * (pp + (pp - 1.0) / v) * per_layer);
+  WorkloadPlan plain = plan(m, 1, pp, 1, 0, 1, 16);
+  EXPECT_DOUBLE_EQ(stage_activations(plain, 0, opt).peak_bytes, layers / pp * pp * per_layer);
+}
+
+TEST(MemoryPlan, OutOfMemoryVerdictInGiB) {
+  WorkloadPlan p = plan(tiny_gpt(), 1, 2, 1, 0);
+  MemoryPlan roomy = plan_memory(p, 80.0);
+  EXPECT_DOUBLE_EQ(roomy.capacity_bytes, 80.0 * 1073741824.0);
+  EXPECT_FALSE(roomy.oom.has_value());
+  double need = roomy.heaviest().total();
+  MemoryPlan tight = plan_memory(p, 0.5 * need / kGiB);
+  ASSERT_TRUE(tight.oom.has_value());
+  EXPECT_DOUBLE_EQ(tight.oom->required_bytes, need);
+  EXPECT_DOUBLE_EQ(tight.oom->excess_bytes(), need - 0.5 * need);
+  EXPECT_EQ(tight.stages.size(), 2u);
+}
+
+ExperimentSpec gpt3_on_a100(int tp, int pp, int dp, int zero, Recompute rc) {
+  ExperimentSpec e;
+  e.model = gpt3_175b();
+  e.parallelism.tp = tp;
+  e.parallelism.pp = pp;
+  e.parallelism.dp = dp;
+  e.parallelism.zero_stage = zero;
+  e.parallelism.sequence_parallel = tp > 1;
+  e.training.global_batch_size = 1536;
+  e.training.seq_length = 2048;
+  e.training.recompute = rc;
+  e.hardware.gpu.memory_gb = 80;
+  return e;
+}
+
+TEST(PlanSummary, Gpt3On1024A100sFitsAndDataParallelAloneDoesNot) {
+  PlanSummary fits = summarize_plan(gpt3_on_a100(8, 16, 8, 1, Recompute::selective));
+  EXPECT_EQ(fits.parameters, workload::count_parameters(gpt3_175b(), 2048).total);
+  EXPECT_EQ(fits.active_parameters, fits.parameters);
+  EXPECT_EQ(fits.pp_stage_memory_gb.size(), 16u);
+  EXPECT_FALSE(fits.oom.has_value());
+  EXPECT_GT(fits.hardware_flops, fits.model_flops);
+  double sum = fits.parameters_gb + fits.gradients_gb + fits.optimizer_gb + fits.activations_gb + fits.comm_buffers_gb;
+  EXPECT_NEAR(sum, fits.peak_memory_gb, 1e-9);
+  EXPECT_DOUBLE_EQ(fits.peak_memory_gb, fits.pp_stage_memory_gb[static_cast<std::size_t>(fits.binding_stage)]);
+
+  // 175 B parameters x 16 bytes on every GPU: about 2.6 TiB.
+  PlanSummary replicated = summarize_plan(gpt3_on_a100(1, 1, 512, 0, Recompute::full));
+  ASSERT_TRUE(replicated.oom.has_value());
+  EXPECT_GT(replicated.oom->required_gb, 16.0 * 174e9 / kGiB);
+  EXPECT_DOUBLE_EQ(replicated.oom->capacity_gb, 80.0);
+  EXPECT_NEAR(replicated.oom->excess_gb, replicated.oom->required_gb - 80.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace pf::models::memory

@@ -1,0 +1,152 @@
+// FLOPs per iteration: Megatron's closed forms, and the generator's ops summed
+// over every GPU of small plans (splitting must conserve FLOPs).
+#include <gtest/gtest.h>
+
+#include "models/workload/flop_count.h"
+#include "models/workload/gpu_program.h"
+#include "tests/unit/workload/test_models.h"
+
+namespace pf::models::workload {
+namespace {
+
+using namespace pf::models::testing;
+
+// Narayanan et al. 2021 (Megatron-LM, appendix): FLOPs per iteration of a GPT
+// with l layers, hidden h, vocabulary V, batch B of sequences of length s.
+double megatron_no_recompute(double B, double s, double l, double h, double V) {
+  return 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+}
+double megatron_full_recompute(double B, double s, double l, double h, double V) {
+  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+TEST(FlopCount, Gpt3MatchesMegatronClosedForm) {
+  ParallelismSpec par;
+  par.tp = 8;
+  par.pp = 16;
+  par.dp = 8;
+  TrainingSpec t;
+  t.global_batch_size = 1536;
+  t.seq_length = 2048;
+  FlopCount none = count_flops(gpt3_175b(), par, t);
+  double expect = megatron_no_recompute(1536, 2048, 96, 12288, 51200);
+  EXPECT_NEAR(none.model_flops, expect, 1e-12 * expect);
+  EXPECT_DOUBLE_EQ(none.hardware_flops, none.model_flops);
+  EXPECT_NEAR(none.model_flops_per_gpu * 1024, none.model_flops, 1e-12 * expect);
+
+  t.recompute = Recompute::full;
+  FlopCount full = count_flops(gpt3_175b(), par, t);
+  double expect_full = megatron_full_recompute(1536, 2048, 96, 12288, 51200);
+  EXPECT_NEAR(full.hardware_flops, expect_full, 1e-12 * expect_full);
+  EXPECT_NEAR(full.model_flops, expect, 1e-12 * expect);
+}
+
+TEST(FlopCount, SelectiveRecomputeAddsTheAttentionForward) {
+  ParallelismSpec par;
+  TrainingSpec t = small_training(8, 512);
+  t.recompute = Recompute::selective;
+  ModelSpec m = tiny_gpt();
+  FlopCount f = count_flops(m, par, t);
+  double attention = 4.0 * 512 * 512 * 256 * m.layers * 8;  // 4 s^2 h per layer per sequence
+  EXPECT_NEAR(f.hardware_flops - f.model_flops, attention, 1e-9 * attention);
+}
+
+struct Sums {
+  double model = 0;     // matmul ops that are not recomputation
+  double hardware = 0;  // all matmul ops
+};
+
+Sums sum_program_flops(const WorkloadPlan& plan) {
+  Sums s;
+  for (int gpu = 0; gpu < plan.world_size(); ++gpu) {
+    GpuProgram p(plan, gpu);
+    Op op;
+    while (p.next(op)) {
+      if (!is_matmul(op.kind)) continue;
+      s.hardware += op.flops;
+      if (!op.recompute) s.model += op.flops;
+    }
+  }
+  return s;
+}
+
+struct Plan {
+  int tp, cp, dp, pp, v;
+  bool sp;
+  Recompute recompute;
+};
+
+ParallelismSpec to_par(const Plan& c) {
+  ParallelismSpec p;
+  p.tp = c.tp;
+  p.cp = c.cp;
+  p.dp = c.dp;
+  p.pp = c.pp;
+  p.sequence_parallel = c.sp;
+  p.virtual_stages = c.v;
+  p.pipeline_schedule = c.v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+  return p;
+}
+
+TEST(FlopCount, GeneratorOpsSumToTheClosedFormOverAllGpus) {
+  const double B = 16, s = 128, l = 4, h = 256, V = 1024;
+  for (Plan c : {Plan{1, 1, 1, 1, 1, false, Recompute::none}, Plan{2, 1, 2, 2, 1, false, Recompute::none},
+                 Plan{2, 1, 1, 2, 2, true, Recompute::none}, Plan{2, 2, 2, 2, 1, true, Recompute::full},
+                 Plan{4, 1, 2, 1, 1, false, Recompute::full}, Plan{1, 4, 1, 2, 2, false, Recompute::full}}) {
+    TrainingSpec t = small_training(16, 128);
+    t.recompute = c.recompute;
+    WorkloadPlan plan(tiny_gpt(4), to_par(c), t);
+    Sums got = sum_program_flops(plan);
+    double model = megatron_no_recompute(B, s, l, h, V);
+    double hardware = c.recompute == Recompute::full ? megatron_full_recompute(B, s, l, h, V) : model;
+    SCOPED_TRACE("tp " + std::to_string(c.tp) + " cp " + std::to_string(c.cp) + " dp " + std::to_string(c.dp) +
+                 " pp " + std::to_string(c.pp) + " v " + std::to_string(c.v));
+    EXPECT_NEAR(got.model, model, 1e-12 * model);
+    EXPECT_NEAR(got.hardware, hardware, 1e-12 * hardware);
+  }
+}
+
+// Models the closed form does not cover (GQA, SwiGLU, experts, selective
+// recomputation): the op stream and the architecture count still agree.
+TEST(FlopCount, GeneratorAgreesWithCountForMoeAndSelective) {
+  ParallelismSpec par;
+  par.tp = 2;
+  par.dp = 4;
+  par.pp = 2;
+  par.ep = 2;
+  par.sequence_parallel = true;
+  TrainingSpec t = small_training(16, 128);
+  t.recompute = Recompute::selective;
+  WorkloadPlan plan(tiny_moe(4), par, t);
+  Sums got = sum_program_flops(plan);
+  FlopCount want = count_flops(tiny_moe(4), par, t);
+  EXPECT_NEAR(got.model, want.model_flops, 1e-12 * want.model_flops);
+  EXPECT_NEAR(got.hardware, want.hardware_flops, 1e-12 * want.hardware_flops);
+  EXPECT_GT(want.hardware_flops, want.model_flops);
+}
+
+// Latent attention and multi-token prediction. Without tensor parallelism the
+// op stream matches the count exactly; with it, MLA's down-projections are
+// computed whole on every tp rank, so the GPUs execute more than the model needs.
+TEST(FlopCount, GeneratorAgreesWithCountForLatentAttentionAndMtp) {
+  ParallelismSpec par;
+  par.pp = 2;
+  par.dp = 4;
+  par.ep = 2;
+  TrainingSpec t = small_training(16, 128);
+  t.recompute = Recompute::full;
+  FlopCount want = count_flops(tiny_deepseek(4), par, t);
+  Sums got = sum_program_flops(WorkloadPlan(tiny_deepseek(4), par, t));
+  EXPECT_NEAR(got.model, want.model_flops, 1e-12 * want.model_flops);
+  EXPECT_NEAR(got.hardware, want.hardware_flops, 1e-12 * want.hardware_flops);
+
+  par.tp = 2;
+  par.dp = 2;
+  par.sequence_parallel = true;
+  Sums split = sum_program_flops(WorkloadPlan(tiny_deepseek(4), par, t));
+  EXPECT_GT(split.model, want.model_flops * (1 + 1e-9));
+  EXPECT_LT(split.model, want.model_flops * 1.2);
+}
+
+}  // namespace
+}  // namespace pf::models::workload

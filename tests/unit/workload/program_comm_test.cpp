@@ -1,0 +1,309 @@
+// What communication each kind of parallelism adds, and how it overlaps.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/workload/stage_params.h"
+#include "tests/unit/workload/program_fixture.h"
+
+namespace pf::models::workload {
+namespace {
+
+using testing::Config;
+
+int count(const std::vector<Op>& ops, OpKind kind, Phase phase, int layer, int microbatch) {
+  return static_cast<int>(std::count_if(ops.begin(), ops.end(), [&](const Op& o) {
+    return o.kind == kind && o.phase == phase && o.layer == layer && o.microbatch == microbatch && !o.recompute;
+  }));
+}
+
+TEST(ProgramComm, TensorParallelAllReduceOrSequenceParallelReduceScatterAllGather) {
+  Config c;
+  c.tp = 4;
+  std::vector<Op> plain = testing::ops_of(testing::make_plan(c), 1);
+  EXPECT_EQ(count(plain, OpKind::tp_all_reduce, Phase::fwd, 2, 3), 2);
+  EXPECT_EQ(count(plain, OpKind::tp_all_reduce, Phase::bwd, 2, 3), 2);
+  EXPECT_EQ(count(plain, OpKind::tp_all_gather, Phase::fwd, 2, 3), 0);
+  c.sp = true;
+  std::vector<Op> sp = testing::ops_of(testing::make_plan(c), 1);
+  EXPECT_EQ(count(sp, OpKind::tp_all_reduce, Phase::fwd, 2, 3), 0);
+  EXPECT_EQ(count(sp, OpKind::tp_all_gather, Phase::fwd, 2, 3), 2);
+  EXPECT_EQ(count(sp, OpKind::tp_reduce_scatter, Phase::fwd, 2, 3), 2);
+  // Backward: gather the output gradient and re-gather the saved input of each
+  // column-parallel GEMM, reduce-scatter the input gradient.
+  EXPECT_EQ(count(sp, OpKind::tp_all_gather, Phase::bwd, 2, 3), 4);
+  EXPECT_EQ(count(sp, OpKind::tp_reduce_scatter, Phase::bwd, 2, 3), 2);
+  // Same bytes either way: the full [s, b, h] activation in 16 bits.
+  for (const Op& op : sp) {
+    if (op.layer == 2 && op.kind == OpKind::tp_all_gather) {
+      EXPECT_EQ(op.bytes, 128u * 256 * 2);
+    }
+  }
+}
+
+// Whether op `later` waits for op `earlier`, directly or through other ops.
+bool waits_for(const std::vector<Op>& ops, std::uint32_t later, std::uint32_t earlier) {
+  if (later == earlier) return true;
+  if (later < earlier) return false;
+  const Op& o = ops[later];
+  for (int d = 0; d < o.dep_count; ++d) {
+    if (waits_for(ops, o.deps[static_cast<std::size_t>(d)], earlier)) return true;
+  }
+  return false;
+}
+
+// In forward, the compute op after a tensor-parallel collective waits for it.
+TEST(ProgramComm, TensorParallelCollectivesAreOnTheCriticalPath) {
+  for (bool sp : {false, true}) {
+    Config c;
+    c.tp = 2;
+    c.sp = sp;
+    std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 0);
+    int checked = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].group.kind() != GroupKind::tp || ops[i].phase != Phase::fwd) continue;
+      auto next = std::find_if(ops.begin() + static_cast<long>(i) + 1, ops.end(),
+                               [](const Op& o) { return o.stream == Stream::compute; });
+      ASSERT_NE(next, ops.end());
+      EXPECT_TRUE(waits_for(ops, next->id, ops[i].id)) << kind_name(ops[i].kind) << " -> " << kind_name(next->kind);
+      ++checked;
+    }
+    EXPECT_GT(checked, 0);
+  }
+}
+
+bool is_grad_reduce(const Op& o) {
+  return o.kind == OpKind::dp_grad_all_reduce || o.kind == OpKind::dp_grad_reduce_scatter;
+}
+
+// Buckets are reduced while backward runs, each after the op that finished
+// its gradients; nothing but later reduces and the optimizer waits for them.
+TEST(ProgramComm, GradientBucketsOverlapBackward) {
+  Config c;
+  c.dp = 4;
+  c.zero = 0;
+  std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 2);
+  std::set<std::uint32_t> reduces;
+  std::uint32_t last_backward = 0;
+  for (const Op& o : ops) {
+    if (is_grad_reduce(o)) {
+      EXPECT_EQ(o.kind, OpKind::dp_grad_all_reduce);
+      EXPECT_EQ(o.group.kind(), GroupKind::dp);
+      const Op& producer = ops[o.deps[0]];
+      EXPECT_TRUE(producer.kind == OpKind::mlp_fc1_wgrad || producer.kind == OpKind::mlp_fc2_wgrad ||
+                  producer.kind == OpKind::qkv_wgrad || producer.kind == OpKind::attn_proj_wgrad ||
+                  producer.kind == OpKind::norm_bwd || producer.kind == OpKind::embedding_bwd ||
+                  producer.kind == OpKind::lm_head_wgrad)
+          << kind_name(producer.kind);
+      EXPECT_EQ(o.microbatch, 3) << "only the last micro-batch (16 / dp 4 - 1) reduces";
+      reduces.insert(o.id);
+    }
+    if (o.phase == Phase::bwd && o.stream == Stream::compute) last_backward = o.id;
+    for (int d = 0; d < o.dep_count; ++d) {
+      if (reduces.count(o.deps[static_cast<std::size_t>(d)])) {
+        EXPECT_TRUE(is_grad_reduce(o) || o.phase == Phase::opt) << kind_name(o.kind);
+      }
+    }
+  }
+  ASSERT_GT(reduces.size(), 2u);
+  EXPECT_LT(*reduces.begin(), last_backward) << "the first bucket goes out before backward ends";
+
+  c.overlap_grad = false;
+  std::vector<Op> late = testing::ops_of(testing::make_plan(c), 2);
+  for (const Op& o : late) {
+    if (is_grad_reduce(o)) {
+      EXPECT_EQ(o.phase, Phase::opt);
+    }
+  }
+}
+
+std::int64_t reduced_bytes(const std::vector<Op>& ops, GroupKind group) {
+  std::int64_t sum = 0;
+  for (const Op& o : ops) {
+    if (is_grad_reduce(o) && o.group.kind() == group) sum += static_cast<std::int64_t>(o.bytes);
+  }
+  return sum;
+}
+
+// Every gradient is reduced exactly once per iteration (ZeRO 0/1) or once per
+// micro-batch (ZeRO 2/3), dense ones over dp x cp, expert ones over expert-DP.
+TEST(ProgramComm, BucketsCarryEveryGradient) {
+  for (int zero : {0, 1, 2, 3}) {
+    for (bool overlap : {true, false}) {
+      Config c;
+      c.moe = true, c.dp = 4, c.ep = 2, c.pp = 2, c.zero = zero, c.overlap_grad = overlap;
+      WorkloadPlan plan = testing::make_plan(c);
+      for (int gpu : {0, 7}) {
+        std::vector<Op> ops = testing::ops_of(plan, gpu);
+        StageParams sp = stage_params(plan, plan.layout().coords(gpu).pp);
+        std::int64_t times = zero >= 2 ? plan.microbatches() : 1;
+        EXPECT_EQ(reduced_bytes(ops, GroupKind::dp), sp.dense * plan.grad_bytes() * times) << c.name();
+        EXPECT_EQ(reduced_bytes(ops, GroupKind::edp), sp.expert * plan.grad_bytes() * times) << c.name();
+      }
+    }
+  }
+}
+
+std::int64_t gathered_bytes(const std::vector<Op>& ops) {
+  std::int64_t sum = 0;
+  for (const Op& o : ops) {
+    if (o.kind == OpKind::dp_param_all_gather) sum += static_cast<std::int64_t>(o.bytes);
+  }
+  return sum;
+}
+
+// ZeRO 1/2 gather the updated parameters once per iteration; ZeRO 3 before
+// every forward and backward of every micro-batch.
+TEST(ProgramComm, ZeroParameterGathers) {
+  for (bool overlap : {true, false}) {
+    Config c;
+    c.dp = 2, c.pp = 2, c.zero = 1, c.overlap_param = overlap;
+    WorkloadPlan plan = testing::make_plan(c);
+    std::vector<Op> ops = testing::ops_of(plan, 1);
+    std::int64_t stage = stage_params(plan, 0).dense * plan.param_bytes();
+    EXPECT_EQ(gathered_bytes(ops), stage);
+    for (const Op& o : ops) {
+      if (o.kind == OpKind::dp_param_all_gather) {
+        EXPECT_EQ(o.phase, overlap ? Phase::fwd : Phase::opt);
+      }
+    }
+    c.zero = 0;
+    EXPECT_EQ(gathered_bytes(testing::ops_of(testing::make_plan(c), 1)), 0);
+    c.zero = 3;
+    EXPECT_EQ(gathered_bytes(testing::ops_of(testing::make_plan(c), 1)), 2 * stage * plan.microbatches());
+  }
+}
+
+// Every parameter of the stage, experts and MTP module included, is gathered
+// once per iteration under ZeRO 1: dense ones over dp, experts over expert-DP.
+TEST(ProgramComm, ZeroGathersCoverEveryParameter) {
+  for (bool overlap : {true, false}) {
+    Config c;
+    c.deepseek = true, c.pp = 2, c.dp = 4, c.ep = 2, c.zero = 1, c.overlap_param = overlap;
+    WorkloadPlan plan = testing::make_plan(c);
+    for (int gpu : {0, 4}) {
+      std::vector<Op> ops = testing::ops_of(plan, gpu);
+      StageParams sp = stage_params(plan, plan.layout().coords(gpu).pp);
+      std::int64_t dense = 0, expert = 0;
+      for (const Op& o : ops) {
+        if (o.kind != OpKind::dp_param_all_gather) continue;
+        (o.group.kind() == GroupKind::edp ? expert : dense) += static_cast<std::int64_t>(o.bytes);
+      }
+      EXPECT_EQ(dense, sp.dense * plan.param_bytes()) << "gpu " << gpu;
+      EXPECT_EQ(expert, sp.expert * plan.param_bytes()) << "gpu " << gpu;
+    }
+  }
+}
+
+// ZeRO 3 with prefetch issues layer l+1's gather before layer l computes;
+// without, only after layer l has finished.
+TEST(ProgramComm, Zero3PrefetchesTheNextLayer) {
+  for (bool prefetch : {true, false}) {
+    Config c;
+    c.dp = 2, c.zero = 3, c.overlap_param = prefetch;
+    std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 0);
+    std::map<int, std::uint32_t> gather_of, first_compute_of, last_compute_of;
+    for (const Op& o : ops) {
+      if (o.microbatch != 0 || o.phase != Phase::fwd || o.layer < 0) continue;
+      if (o.kind == OpKind::dp_param_all_gather) gather_of.emplace(o.layer, o.id);
+      if (o.stream == Stream::compute) {
+        first_compute_of.emplace(o.layer, o.id);
+        last_compute_of[o.layer] = o.id;
+      }
+    }
+    for (int l = 0; l + 1 < 4; ++l) {
+      if (prefetch) {
+        EXPECT_LT(gather_of[l + 1], first_compute_of[l]);
+      } else {
+        EXPECT_GT(gather_of[l + 1], last_compute_of[l]);
+      }
+      const Op& first = ops[first_compute_of[l + 1]];
+      EXPECT_TRUE(std::find(first.deps.begin(), first.deps.begin() + first.dep_count, gather_of[l + 1]) !=
+                  first.deps.begin() + first.dep_count);
+    }
+  }
+}
+
+TEST(ProgramComm, ContextParallelRingExchangesKeyValueBlocks) {
+  Config c;
+  c.cp = 4;
+  std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 3);
+  EXPECT_EQ(count(ops, OpKind::cp_kv_exchange, Phase::fwd, 1, 0), 3);
+  EXPECT_EQ(count(ops, OpKind::attention_fwd, Phase::fwd, 1, 0), 4);
+  EXPECT_EQ(count(ops, OpKind::cp_kv_exchange, Phase::bwd, 1, 0), 3);
+  // Attention block j waits for exchange j-1, and exchange j for exchange j-1.
+  std::vector<const Op*> ring;
+  for (const Op& o : ops) {
+    if (o.layer == 1 && o.microbatch == 0 && o.phase == Phase::fwd &&
+        (o.kind == OpKind::cp_kv_exchange || o.kind == OpKind::attention_fwd)) {
+      ring.push_back(&o);
+    }
+  }
+  ASSERT_EQ(ring.size(), 7u);
+  for (std::size_t j = 1; j < 3; ++j) {
+    const Op* exchange = ring[2 * j];
+    EXPECT_EQ(exchange->kind, OpKind::cp_kv_exchange);
+    EXPECT_EQ(exchange->deps[0], ring[2 * j - 2]->id);
+    EXPECT_EQ(ring[2 * j + 1]->deps[0], ring[2 * j - 2]->id);
+  }
+  EXPECT_EQ(ring[0]->group.kind(), GroupKind::cp);
+  EXPECT_EQ(ring[1]->shape.attention.seq, 32);
+}
+
+TEST(ProgramComm, ExpertsDispatchAndCombineOverTheExpertGroup) {
+  Config c;
+  c.moe = true, c.dp = 4, c.ep = 4;
+  std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 2);
+  EXPECT_EQ(count(ops, OpKind::ep_dispatch, Phase::fwd, 0, 1), 0);  // first layer is dense
+  EXPECT_EQ(count(ops, OpKind::ep_dispatch, Phase::fwd, 1, 1), 1);
+  EXPECT_EQ(count(ops, OpKind::ep_combine, Phase::fwd, 1, 1), 1);
+  EXPECT_EQ(count(ops, OpKind::ep_dispatch, Phase::bwd, 1, 1), 1);
+  EXPECT_EQ(count(ops, OpKind::ep_combine, Phase::bwd, 1, 1), 1);
+  for (const Op& o : ops) {
+    if (o.kind == OpKind::ep_dispatch) {
+      EXPECT_EQ(o.group.kind(), GroupKind::ep);
+      EXPECT_EQ(o.bytes, 128u * 2 * 256 * 2);  // tokens x top_k x hidden x 2 bytes
+    }
+    if (o.kind == OpKind::expert_fc1_fwd) {
+      EXPECT_EQ(o.shape.gemm.N, 2 * 512);  // SwiGLU gate + up of the local expert
+    }
+  }
+}
+
+TEST(ProgramComm, FullRecomputeReplaysEachLayerForwardInBackward) {
+  Config c;
+  c.tp = 2, c.recompute = Recompute::full;
+  std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 0);
+  int fwd_gemms = 0, replayed = 0, replayed_tp = 0;
+  for (const Op& o : ops) {
+    if (o.kind == OpKind::qkv_fwd && !o.recompute) ++fwd_gemms;
+    if (o.kind == OpKind::qkv_fwd && o.recompute) {
+      ++replayed;
+      EXPECT_EQ(o.phase, Phase::bwd);
+    }
+    if (o.recompute && o.kind == OpKind::tp_all_reduce) ++replayed_tp;
+    EXPECT_FALSE(o.recompute && o.kind == OpKind::lm_head_fwd);
+  }
+  EXPECT_EQ(replayed, fwd_gemms);
+  EXPECT_EQ(replayed_tp, 2 * fwd_gemms);
+}
+
+TEST(ProgramComm, UnevenPipelineSplit) {
+  Config c;
+  c.layers = 6, c.pp = 4;
+  WorkloadPlan plan = testing::make_plan(c);
+  std::vector<int> layers_on_stage;
+  for (int s = 0; s < 4; ++s) {
+    std::set<int> layers;
+    for (const Op& o : testing::ops_of(plan, s)) {
+      if (o.layer >= 0) layers.insert(o.layer);
+    }
+    layers_on_stage.push_back(static_cast<int>(layers.size()));
+  }
+  EXPECT_EQ(layers_on_stage, (std::vector<int>{1, 2, 2, 1}));
+}
+
+}  // namespace
+}  // namespace pf::models::workload
