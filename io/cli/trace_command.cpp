@@ -1,0 +1,93 @@
+// `preflight trace TIMELINE.h5 -o trace.json [--gpus 0-7] [--start-ns A --end-ns B]`:
+// a timeline (SPEC section 5) as Chrome / Perfetto trace JSON. Rank 0 does the
+// work (a serial read); under mpirun the other ranks wait and share its outcome.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "core/communicator.h"
+#include "core/error.h"
+#include "io/cli/command.h"
+#include "io/timeline/chrome_trace.h"
+#include "io/timeline/timeline_reader.h"
+
+namespace pf::cli {
+namespace {
+
+struct TraceOptions {
+  std::string timeline;
+  std::string output;
+  timeline::TraceRequest request;
+};
+
+void export_trace(const TraceOptions& o) {
+  const timeline::TimelineReader reader(o.timeline);
+  // Written next to the destination and renamed: a failed export leaves no
+  // truncated trace.json that a viewer would half-load.
+  const std::string temp = o.output + ".tmp";
+  timeline::TraceStats stats;
+  std::error_code ec;
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw ConfigError("-o: cannot write " + o.output);
+    try {
+      stats = timeline::write_chrome_trace(reader, o.request, out);
+    } catch (...) {
+      out.close();
+      std::filesystem::remove(temp, ec);
+      throw;
+    }
+    out.flush();
+    if (!out) {
+      out.close();
+      std::filesystem::remove(temp, ec);
+      throw ConfigError("-o: cannot write " + o.output + " (disk full?)");
+    }
+  }
+  std::filesystem::rename(temp, o.output, ec);
+  if (ec) throw ConfigError("-o: cannot rename " + temp + " to " + o.output + ": " + ec.message());
+  std::printf("trace: %llu events of %u GPUs -> %s\n", static_cast<unsigned long long>(stats.events), stats.gpus,
+              o.output.c_str());
+  std::fflush(stdout);
+}
+
+// Rank 0 exports; every rank then exits with rank 0's status and message
+// (a ConfigError, so that main() prints it once).
+void run_trace(const TraceOptions& o, CommandContext& ctx) {
+  const core::Communicator world = core::Communicator::world();
+  std::string message;
+  int status = 0;
+  if (ctx.is_root()) {
+    try {
+      export_trace(o);
+    } catch (const Error& e) {
+      message = e.what();
+      status = e.exit_code();
+    }
+  }
+  status = static_cast<int>(world.max(static_cast<std::int64_t>(status)));
+  if (status == 0) return;
+  message = world.all_gather(message).front();
+  if (status == 2) throw ConfigError(message);
+  throw SimulationError(message);
+}
+
+}  // namespace
+
+void add_trace_command(CLI::App& app, CommandContext& ctx) {
+  auto options = std::make_shared<TraceOptions>();
+  CLI::App* cmd = app.add_subcommand("trace", "convert a timeline.h5 into Chrome/Perfetto trace JSON");
+  cmd->add_option("timeline", options->timeline, "timeline file written by `preflight run` (OUT/timeline.h5)")
+      ->required();
+  cmd->add_option("-o,--output", options->output, "trace JSON to write (open in ui.perfetto.dev or chrome://tracing)")
+      ->required();
+  cmd->add_option("--gpus", options->request.gpus, "GPUs to export, a range list like 0-7,64-71 (default: all)");
+  cmd->add_option("--start-ns", options->request.start_ns, "export events that end after this time (ns)");
+  cmd->add_option("--end-ns", options->request.end_ns, "export events that start before this time (ns)");
+  cmd->callback([options, &ctx] { run_trace(*options, ctx); });
+}
+
+}  // namespace pf::cli

@@ -1,0 +1,93 @@
+// `preflight validate`: checks an experiment and prints its memory plan and
+// FLOPs without simulating (SPEC section 2). Exit 3 when it does not fit.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "io/cli/command.h"
+#include "io/config/experiment_loader.h"
+#include "models/memory/plan_summary.h"
+
+namespace pf::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string experiment;
+  std::vector<std::string> overrides;
+  std::string json_path;
+};
+
+nlohmann::ordered_json to_json(const models::memory::PlanSummary& s) {
+  nlohmann::ordered_json j;
+  j["parameters"] = s.parameters;
+  j["active_parameters"] = s.active_parameters;
+  j["model_flops"] = s.model_flops;
+  j["hardware_flops"] = s.hardware_flops;
+  j["peak_memory_gb"] = s.peak_memory_gb;
+  j["pp_stage_memory_gb"] = s.pp_stage_memory_gb;
+  j["memory"] = {{"parameters_gb", s.parameters_gb},
+                 {"gradients_gb", s.gradients_gb},
+                 {"optimizer_gb", s.optimizer_gb},
+                 {"activations_gb", s.activations_gb},
+                 {"comm_buffers_gb", s.comm_buffers_gb}};
+  j["binding_pp_stage"] = s.binding_stage;
+  if (s.oom)
+    j["oom"] = {{"capacity_gb", s.oom->capacity_gb}, {"required_gb", s.oom->required_gb}, {"excess_gb", s.oom->excess_gb}};
+  else
+    j["oom"] = nullptr;
+  return j;
+}
+
+void print_text(const models::ExperimentSpec& e, const models::memory::PlanSummary& s) {
+  const auto& p = e.parallelism;
+  std::printf("experiment: %s\n", e.name.c_str());
+  std::printf("gpus: %d = tp %d x pp %d x dp %d x cp %d (ep %d, zero %d)\n", e.gpu_count(), p.tp, p.pp, p.dp, p.cp,
+              p.ep, p.zero_stage);
+  std::printf("parameters: %.3f B (active per token: %.3f B)\n", static_cast<double>(s.parameters) / 1e9,
+              static_cast<double>(s.active_parameters) / 1e9);
+  std::printf("model_flops per iteration: %.4g PFLOP\n", s.model_flops / 1e15);
+  std::printf("hardware_flops per iteration: %.4g PFLOP (with recomputation)\n", s.hardware_flops / 1e15);
+  std::printf("memory per pipeline stage (GiB):");
+  for (double gb : s.pp_stage_memory_gb) std::printf(" %.2f", gb);
+  std::printf("\nheaviest stage %d: parameters %.2f + gradients %.2f + optimizer %.2f + activations %.2f + "
+              "buffers %.2f = %.2f GiB\n",
+              s.binding_stage, s.parameters_gb, s.gradients_gb, s.optimizer_gb, s.activations_gb, s.comm_buffers_gb,
+              s.peak_memory_gb);
+  if (s.oom)
+    std::printf("does NOT fit: needs %.2f GiB of %.2f GiB (%.2f GiB over)\n", s.oom->required_gb, s.oom->capacity_gb,
+                s.oom->excess_gb);
+  else
+    std::printf("fits: %.2f of %.2f GiB\n", s.peak_memory_gb, e.hardware.gpu.memory_gb);
+}
+
+void run_validate(const ValidateOptions& o, CommandContext& ctx) {
+  const models::ExperimentSpec experiment = config::load_experiment(o.experiment, o.overrides);
+  if (!experiment.simai_workload.empty())
+    throw ConfigError(o.experiment + ": validate needs a model; this experiment runs a SimAI workload file");
+  const models::memory::PlanSummary summary = models::memory::summarize_plan(experiment);
+  ctx.exit_code = summary.oom ? 3 : 0;
+  if (!ctx.is_root()) return;
+  print_text(experiment, summary);
+  if (!o.json_path.empty()) {
+    std::ofstream out(o.json_path);
+    out << to_json(summary).dump(2) << '\n';
+    if (!out) throw ConfigError("--json: cannot write " + o.json_path);
+  }
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, CommandContext& ctx) {
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand("validate", "check an experiment; print its memory plan and FLOPs (no simulation)");
+  cmd->add_option("experiment", options->experiment, "experiment YAML file")->required();
+  cmd->add_option("--set", options->overrides, "override a configuration key: --set parallelism.tp=4 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--json", options->json_path, "also write the plan as JSON");
+  cmd->callback([options, &ctx] { run_validate(*options, ctx); });
+}
+
+}  // namespace pf::cli
