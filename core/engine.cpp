@@ -28,6 +28,10 @@ void check_config(const EngineConfig& config, int ranks, std::size_t lps, const 
   if (config.lookahead <= SimTime::zero())
     throw ConfigError("engine: lookahead must be > 0 ps (conservative synchronisation needs it), found " +
                       std::to_string(config.lookahead.ps) + " ps");
+  // Null messages carry clocks forward one lookahead at a time; with no end
+  // they would do so forever once every queue is empty (no quiescence detection).
+  if (config.sync == Sync::null_message && config.end.is_infinite())
+    throw ConfigError("engine: null_message synchronisation needs a finite end time (use window, or set an end)");
   if (!config.channel_lookahead.empty() &&
       config.channel_lookahead.size() != static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks))
     throw ConfigError("engine: channel_lookahead needs ranks*ranks entries");

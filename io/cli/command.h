@@ -19,6 +19,7 @@ struct CommandContext {
 };
 
 void add_phold_command(CLI::App& app, CommandContext& ctx);
+void add_collective_command(CLI::App& app, CommandContext& ctx);
 void add_validate_command(CLI::App& app, CommandContext& ctx);
 void add_trace_command(CLI::App& app, CommandContext& ctx);
 

@@ -100,6 +100,33 @@ TEST(EngineConfig, ZeroOrNegativeLookaheadIsRefused) {
   }
 }
 
+TEST(EngineConfig, NullMessageWithoutAnEndIsRefused) {
+  try {
+    Engine engine(Communicator::world(), std::vector<int>(4, 0),
+                  config_for(Sync::null_message, SimTime::from_ns(1), SimTime::infinity()));
+    FAIL() << "an endless null-message run was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("finite end"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineConfig, WindowModeRunsToQuiescenceWithoutAnEnd) {
+  // Every LP forwards a token 50 times, then the run must stop by itself.
+  struct Countdown {
+    void on_event(Engine& engine, const core::Event& event) {
+      const auto left = event.as<std::uint32_t>();
+      if (left > 0) engine.send(engine.now() + SimTime::from_ns(10), (event.dst + 1) % 8, 1, left - 1);
+    }
+  } model;
+  const Communicator world = Communicator::world();
+  Engine engine(world, models::phold_block_mapping(8, world.size()),
+                config_for(Sync::window, SimTime::from_ns(10), SimTime::infinity()));
+  for (core::LpId lp = 0; lp < 8; ++lp)
+    if (engine.is_local(lp)) engine.schedule_initial(SimTime::from_ns(10), lp, 1, std::uint32_t{50});
+  engine.run(model);
+  EXPECT_EQ(engine.global_stats().committed_events, 8u * 51u);
+}
+
 TEST(EngineConfig, LpMappedOutsideTheCommunicatorIsRefused) {
   const Communicator world = Communicator::world();
   std::vector<int> owner(4, 0);

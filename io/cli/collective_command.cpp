@@ -1,0 +1,244 @@
+// `preflight collective`: an nccl-tests-style table for one collective over
+// the first N GPUs of a cluster, one row per size doubling (SPEC section 2).
+//
+// Each size is one simulation from time zero on idle links; the time is when
+// the last GPU finished, plus the hardware file's fixed per-collective
+// `communication_overhead_us` (launch and synchronisation, which nccl-tests
+// measures too; set it to 0 for pure network physics). Bandwidths follow
+// nccl-tests: algbw = bytes / time, busbw = algbw * bus_factor(op, n).
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/communicator.h"
+#include "core/error.h"
+#include "io/cli/command.h"
+#include "io/cli/progress_line.h"
+#include "io/config/cluster_loader.h"
+#include "models/collective/algorithm_choice.h"
+#include "models/collective/collective_bench.h"
+#include "models/network/network_config.h"
+
+namespace pf::cli {
+namespace {
+
+using models::collective::Algo;
+using models::collective::BenchCase;
+using models::collective::BenchResult;
+using models::collective::CollectiveBench;
+using models::collective::Op;
+
+struct CollectiveOptions {
+  std::string op;
+  std::string min_bytes = "8M";
+  std::string max_bytes = "8G";
+  int gpus = 0;  // 0 = every GPU of the topology
+  std::string experiment;
+  std::string hardware;
+  std::string topology;
+  std::string algo = "auto";
+  std::string json_path;
+  std::vector<std::string> overrides;
+  int channels = 0;
+  std::string nvlink = "coarse";
+  bool quiet = false;
+};
+
+// "8M" -> 8 * 2^20. K, M, G, T are powers of two (as nccl-tests reads -b/-e);
+// an optional trailing B or iB is allowed.
+std::uint64_t parse_size(const std::string& option, const std::string& text) {
+  const auto fail = [&] {
+    return ConfigError(option + ": expected a byte count such as 8M (K, M, G, T = 2^10, 2^20, 2^30, 2^40), found '" +
+                       text + "'");
+  };
+  std::size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == 0 || i > 15) throw fail();
+  std::uint64_t value = std::stoull(text.substr(0, i));
+  std::string unit = text.substr(i);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "IB") unit.resize(unit.size() - 2);
+  else if (unit.size() >= 2 && unit.back() == 'B') unit.pop_back();
+  int shift = 0;
+  if (unit == "K") shift = 10;
+  else if (unit == "M") shift = 20;
+  else if (unit == "G") shift = 30;
+  else if (unit == "T") shift = 40;
+  else if (!unit.empty() && unit != "B") throw fail();
+  if (value == 0) throw ConfigError(option + ": expected at least 1 byte, found '" + text + "'");
+  if (shift > 0 && value > (std::uint64_t{1} << (62 - shift))) throw fail();
+  return value << shift;
+}
+
+config::ClusterSpec load(const CollectiveOptions& o) {
+  if (!o.experiment.empty()) {
+    if (!o.hardware.empty() || !o.topology.empty())
+      throw ConfigError("--experiment: expected either --experiment or --hardware with --topology, found both");
+    return config::load_cluster_from_experiment(o.experiment, o.overrides);
+  }
+  if (o.hardware.empty() || o.topology.empty())
+    throw ConfigError(std::string(o.hardware.empty() ? "--hardware" : "--topology") +
+                      ": expected --experiment FILE, or --hardware FILE with --topology FILE");
+  return config::load_cluster(o.hardware, o.topology, o.overrides);
+}
+
+struct Row {
+  std::uint64_t bytes;
+  BenchResult result;
+  double time_us;
+};
+
+double gbps(std::uint64_t bytes, double time_us) { return time_us > 0 ? static_cast<double>(bytes) / (time_us * 1e3) : 0; }
+
+void print_table(const CollectiveOptions& o, const config::ClusterSpec& spec, Op op,
+                 int gpus, double overhead_us, const std::vector<Row>& rows, int ranks) {
+  const auto& sim = spec.simulation;
+  std::printf("# preflight collective: %s on %d GPUs (%d per server), %s network, chunk %lld B, nvlink %s\n",
+              models::collective::to_string(op), gpus, spec.hardware.node.gpus_per_node,
+              models::network::to_string(sim.network), static_cast<long long>(sim.chunk_bytes), o.nvlink.c_str());
+  std::printf("# %d MPI rank(s), partition %s, sync %s; communication_overhead_us %g added to every time\n", ranks,
+              partition::to_string(sim.partition), sim.sync == models::SyncMode::window ? "window" : "null_message",
+              overhead_us);
+  std::printf("#%14s %-13s %4s %14s %12s %12s %12s\n", "bytes", "algo", "ch", "time_us", "algbw_GB/s", "busbw_GB/s",
+              "events");
+  const double factor = models::collective::bus_factor(op, gpus);
+  for (const Row& r : rows) {
+    const double alg = gbps(r.bytes, r.time_us);
+    std::printf("%15llu %-13s %4d %14.3f %12.3f %12.3f %12llu\n", static_cast<unsigned long long>(r.bytes),
+                models::collective::to_string(r.result.algo), r.result.channels, r.time_us, alg, alg * factor,
+                static_cast<unsigned long long>(r.result.stats.committed_events));
+  }
+  std::fflush(stdout);
+}
+
+void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, const CollectiveBench& bench, Op op,
+                int gpus, double overhead_us, const std::vector<Row>& rows, int ranks) {
+  const auto& sim = spec.simulation;
+  const double factor = models::collective::bus_factor(op, gpus);
+  nlohmann::ordered_json j;
+  j["op"] = models::collective::to_string(op);
+  j["gpus"] = gpus;
+  j["rows"] = nlohmann::ordered_json::array();
+  std::uint64_t events = 0;
+  double wall = 0;
+  for (const Row& r : rows) {
+    const double alg = gbps(r.bytes, r.time_us);
+    nlohmann::ordered_json row;
+    row["bytes"] = r.bytes;
+    row["time_us"] = r.time_us;
+    row["algbw_gbps"] = alg;
+    row["busbw_gbps"] = alg * factor;
+    row["algo"] = models::collective::to_string(r.result.algo);
+    row["channels"] = r.result.channels;
+    row["events"] = r.result.stats.committed_events;
+    row["wall_s"] = r.result.stats.wall_s;
+    row["remote_events"] = r.result.stats.remote_events;
+    row["windows"] = r.result.stats.windows;
+    row["null_messages"] = r.result.stats.null_messages;
+    j["rows"].push_back(row);
+    events += r.result.stats.committed_events;
+    wall += r.result.stats.wall_s;
+  }
+  j["algo_requested"] = o.algo;
+  j["network"] = models::network::to_string(sim.network);
+  j["chunk_bytes"] = sim.chunk_bytes;
+  j["nvlink"] = o.nvlink;
+  j["communication_overhead_us"] = overhead_us;
+  j["ranks"] = ranks;
+  j["partition"] = partition::to_string(sim.partition);
+  j["sync"] = sim.sync == models::SyncMode::window ? "window" : "null_message";
+  j["lookahead_us"] = bench.mapping().report.lookahead.is_infinite() ? 0.0 : bench.mapping().report.lookahead.us();
+  j["events"] = events;
+  j["wall_s"] = wall;
+  j["events_per_s"] = wall > 0 ? static_cast<double>(events) / wall : 0.0;
+  // Written aside and renamed, so a file that exists is complete.
+  const std::string tmp = o.json_path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << '\n';
+    if (!out) throw ConfigError("--json: cannot write " + o.json_path);
+  }
+  std::error_code error;
+  std::filesystem::rename(tmp, o.json_path, error);
+  if (error) throw ConfigError("--json: cannot write " + o.json_path + ": " + error.message());
+}
+
+void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
+  const auto op = models::collective::parse_op(o.op);
+  if (!op || *op == Op::send || *op == Op::recv)
+    throw ConfigError("--op: expected all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or send_recv, found '" +
+                      o.op + "'");
+  const auto algo = models::collective::parse_algo(o.algo);
+  if (!algo) throw ConfigError("--algo: expected ring, tree, hierarchical, direct or auto, found '" + o.algo + "'");
+  const std::uint64_t min_bytes = parse_size("--min-bytes", o.min_bytes);
+  const std::uint64_t max_bytes = parse_size("--max-bytes", o.max_bytes);
+  if (max_bytes < min_bytes)
+    throw ConfigError("--max-bytes: expected at least --min-bytes (" + std::to_string(min_bytes) + "), found " +
+                      std::to_string(max_bytes));
+  const config::ClusterSpec spec = load(o);
+
+  core::Communicator world = core::Communicator::world();
+  ProgressLine progress(progress_wanted(ctx.is_root(), o.quiet), core::SimTime::infinity(), world.size());
+  models::collective::BenchOptions options;
+  options.channels = o.channels;
+  options.nvlink = o.nvlink == "fine" ? models::network::NvlinkFidelity::fine : models::network::NvlinkFidelity::coarse;
+  options.progress = progress.callback();
+  const CollectiveBench bench(spec.hardware.node, spec.topology, spec.simulation, world, options);
+
+  BenchCase c;
+  c.op = *op;
+  c.gpus = o.gpus == 0 ? bench.graph().gpu_count() : o.gpus;
+  c.bytes = min_bytes;
+  c.algo = *algo;
+  try {
+    bench.resolve(c);  // every rank checks the same case, so a bad one stops all before any run
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    const std::string prefix = "algorithm:";
+    if (what.rfind(prefix, 0) == 0) throw ConfigError("--algo:" + what.substr(prefix.size()));
+    throw;
+  }
+  const double overhead_us = spec.hardware.gpu.efficiency.communication_overhead_us;
+  std::vector<Row> rows;
+  for (std::uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+    c.bytes = bytes;
+    const BenchResult r = bench.run(c);
+    rows.push_back({bytes, r, r.time.us() + overhead_us});
+    if (bytes > max_bytes / 2) break;
+  }
+  progress.finish();
+  if (!ctx.is_root()) return;
+  print_table(o, spec, *op, c.gpus, overhead_us, rows, world.size());
+  if (!o.json_path.empty()) write_json(o, spec, bench, *op, c.gpus, overhead_us, rows, world.size());
+}
+
+}  // namespace
+
+void add_collective_command(CLI::App& app, CommandContext& ctx) {
+  auto o = std::make_shared<CollectiveOptions>();
+  CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-style table of one collective over the first N GPUs");
+  cmd->add_option("--op", o->op, "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | send_recv")
+      ->required();
+  cmd->add_option("--min-bytes", o->min_bytes, "smallest size (K/M/G = 2^10/2^20/2^30)")->capture_default_str();
+  cmd->add_option("--max-bytes", o->max_bytes, "largest size; one row per doubling")->capture_default_str();
+  cmd->add_option("--gpus", o->gpus, "the first N GPUs of the topology (default: all)");
+  cmd->add_option("--experiment", o->experiment, "take hardware, topology and simulation from an experiment");
+  cmd->add_option("--hardware", o->hardware, "hardware file (with --topology)");
+  cmd->add_option("--topology", o->topology, "topology file (with --hardware)");
+  cmd->add_option("--algo", o->algo, "ring | tree | hierarchical | direct | auto")->capture_default_str();
+  cmd->add_option("--json", o->json_path, "also write the table as JSON");
+  cmd->add_option("--set", o->overrides, "KEY=VALUE override of the merged configuration (repeatable)");
+  cmd->add_option("--channels", o->channels, "rings/trees side by side (default: one per NIC rail)")
+      ->check(CLI::Range(0, models::collective::kMaxChannels));
+  cmd->add_option("--nvlink", o->nvlink, "NVLink granularity in packet mode: coarse (one piece per message) | fine")
+      ->check(CLI::IsMember({"coarse", "fine"}))->capture_default_str();
+  cmd->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  cmd->callback([o, &ctx] { run_collective(*o, ctx); });
+}
+
+}  // namespace pf::cli

@@ -1,0 +1,116 @@
+#include "models/collective/collective_bench.h"
+
+#include <numeric>
+#include <string>
+
+#include "core/engine.h"
+#include "core/error.h"
+#include "models/collective/algorithm_choice.h"
+#include "models/collective/bench_model.h"
+#include "models/collective/collective_engine.h"
+#include "models/collective/group_table.h"
+#include "models/network/network.h"
+#include "models/network/network_lookahead.h"
+
+namespace pf::models::collective {
+namespace {
+
+std::vector<int> first_gpus(int n) {
+  std::vector<int> members(static_cast<std::size_t>(n));
+  std::iota(members.begin(), members.end(), 0);
+  return members;
+}
+
+CollectiveConfig collective_config(const SimulationSpec& sim, const BenchOptions& o) {
+  CollectiveConfig c;
+  c.channels = o.channels;
+  c.pipeline_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(1, sim.chunk_bytes));
+  return c;
+}
+
+}  // namespace
+
+CollectiveBench::CollectiveBench(const NodeSpec& node, const TopologySpec& topology, const SimulationSpec& simulation,
+                                 core::Communicator comm, BenchOptions options)
+    : graph_(partition::build_cluster(node, topology)),
+      simulation_(simulation),
+      comm_(std::move(comm)),
+      options_(options),
+      mapping_(partition::partition(graph_, comm_.size(), simulation.partition)) {}
+
+Algo CollectiveBench::resolve(const BenchCase& c) const {
+  if (c.gpus < 2 || c.gpus > graph_.gpu_count())
+    throw ConfigError("--gpus: expected an integer in 2.." + std::to_string(graph_.gpu_count()) +
+                      " (the topology's GPUs), found " + std::to_string(c.gpus));
+  if (c.root < 0 || c.root >= c.gpus)
+    throw ConfigError("broadcast root: expected a member index in 0.." + std::to_string(c.gpus - 1) + ", found " +
+                      std::to_string(c.root));
+  GroupTable groups(graph_);
+  groups.add(first_gpus(c.gpus));
+  Request r;
+  r.op = c.op;
+  r.algo = c.algo;
+  r.bytes = c.bytes;
+  return choose_algo(r, groups.group(0), groups.links(0), collective_config(simulation_, options_));
+}
+
+namespace {
+
+// A generous first guess at when the collective is over (see the header).
+core::SimTime first_end(const GroupTable& groups, GroupIndex gi, const CollectiveConfig& config, std::uint64_t bytes) {
+  const Group& g = groups.group(gi);
+  const double estimate = all_reduce_estimate(Algo::ring, g, groups.links(gi), bytes,
+                                              channel_count(config, g, groups.links(gi)), config.pipeline_bytes);
+  return core::SimTime::from_seconds(2 * estimate + 50e-6);
+}
+
+}  // namespace
+
+BenchResult CollectiveBench::run(const BenchCase& c) const {
+  const Algo algo = resolve(c);
+  GroupTable groups(graph_);
+  const GroupIndex gi = groups.add(first_gpus(c.gpus));
+  const core::SimTime limit = core::SimTime::from_seconds(3600.0);
+  for (core::SimTime end = first_end(groups, gi, collective_config(simulation_, options_), c.bytes);; end.ps *= 4) {
+    const Attempt a = attempt(c, algo, end);
+    if (a.completed == static_cast<std::uint64_t>(c.gpus)) return a.result;
+    if (end > limit)
+      throw SimulationError(std::string("collective ") + to_string(c.op) + "/" + to_string(algo) + " of " +
+                            std::to_string(c.bytes) + " bytes finished on " + std::to_string(a.completed) + " of " +
+                            std::to_string(c.gpus) + " GPUs within an hour of simulated time");
+  }
+}
+
+CollectiveBench::Attempt CollectiveBench::attempt(const BenchCase& c, Algo algo, core::SimTime end) const {
+  Attempt a;
+  a.result.algo = algo;
+  GroupTable groups(graph_);
+  const GroupIndex gi = groups.add(first_gpus(c.gpus));
+  network::Network net(graph_, network::network_config(simulation_, options_.nvlink));
+  CollectiveEngine collectives(net, groups, collective_config(simulation_, options_));
+  // Hierarchical rings and direct exchanges run one channel per phase or peer.
+  a.result.channels = algo == Algo::hierarchical || algo == Algo::direct ? 1 : collectives.channels(gi);
+
+  Request request;
+  request.op = c.op;
+  request.algo = algo;
+  request.group = gi;
+  request.bytes = c.bytes;
+  request.root = c.root;
+
+  core::EngineConfig config = network::engine_config(graph_, mapping_, simulation_.network, simulation_.sync);
+  config.end = end;
+  config.progress = options_.progress;
+  core::Engine engine(comm_, mapping_.vertex_rank, std::move(config));
+  BenchModel model(net, collectives, request, groups.group(gi));
+  model.seed(engine);
+  engine.run(model);
+
+  a.result.time = core::SimTime::from_ps(comm_.max(model.last_completion().ps));
+  a.completed = comm_.sum(model.completions());
+  a.result.stats = engine.global_stats();
+  a.result.digest = engine.global_digest();
+  return a;
+}
+
+}  // namespace pf::models::collective

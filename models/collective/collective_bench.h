@@ -1,0 +1,82 @@
+// One collective, timed: the driver behind `preflight collective` and the
+// tests. It builds the cluster graph once, partitions it for the
+// communicator's ranks, and runs each case as one engine run starting at time
+// zero on idle links; the time is when the last member finished.
+//
+// Each run has a finite end: the engine's null-message mode only stops at
+// its end time (once every queue is empty, channel clocks would otherwise
+// climb by one lookahead per exchange forever). The end is twice the
+// analytical ring estimate plus 50 us; a run that has not finished by then is
+// repeated with an end four times later. Both synchronisation modes use the
+// same ends, so they commit the same events.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "core/communicator.h"
+#include "core/engine_stats.h"
+#include "models/collective/collective_types.h"
+#include "models/network/network_config.h"
+#include "models/spec/hardware_spec.h"
+#include "models/spec/simulation_spec.h"
+#include "models/spec/topology_spec.h"
+#include "partition/cluster_graph.h"
+#include "partition/partition.h"
+
+namespace pf::models::collective {
+
+struct BenchOptions {
+  network::NvlinkFidelity nvlink = network::NvlinkFidelity::coarse;
+  int channels = 0;  // 0 = automatic
+  // Called now and then with simulated time and events (core::EngineConfig::progress).
+  std::function<void(core::SimTime, std::uint64_t)> progress;
+};
+
+struct BenchCase {
+  Op op = Op::all_reduce;
+  Algo algo = Algo::automatic;
+  int gpus = 2;  // the first `gpus` GPUs (whole servers first, as GPU ids run server by server)
+  std::uint64_t bytes = 0;
+  int root = 0;  // broadcast root, member index
+};
+
+struct BenchResult {
+  core::SimTime time;       // simulated, from start to the last member's completion
+  Algo algo = Algo::ring;   // what ran
+  int channels = 1;
+  core::EngineStats stats;  // summed over ranks
+  std::uint64_t digest = 0; // engine's event-order digest
+};
+
+class CollectiveBench {
+ public:
+  // Throws pf::ConfigError for a cluster the partitioner or engine refuses.
+  CollectiveBench(const NodeSpec& node, const TopologySpec& topology, const SimulationSpec& simulation,
+                  core::Communicator comm, BenchOptions options = {});
+
+  const partition::ClusterGraph& graph() const { return graph_; }
+  const partition::RankMapping& mapping() const { return mapping_; }
+  const SimulationSpec& simulation() const { return simulation_; }
+
+  // Checks the case (GPU count, algorithm for the op) and names the algorithm
+  // it will run; pf::ConfigError on a bad case. Not collective.
+  Algo resolve(const BenchCase& c) const;
+  // Runs it on every rank of the communicator (collective).
+  BenchResult run(const BenchCase& c) const;
+
+ private:
+  struct Attempt {
+    BenchResult result;
+    std::uint64_t completed = 0;
+  };
+  Attempt attempt(const BenchCase& c, Algo algo, core::SimTime end) const;
+
+  partition::ClusterGraph graph_;
+  SimulationSpec simulation_;
+  core::Communicator comm_;
+  BenchOptions options_;
+  partition::RankMapping mapping_;
+};
+
+}  // namespace pf::models::collective

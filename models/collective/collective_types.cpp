@@ -1,0 +1,64 @@
+#include "models/collective/collective_types.h"
+
+#include <array>
+#include <utility>
+
+namespace pf::models::collective {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, Op>, 8> kOps{{{"all_reduce", Op::all_reduce},
+                                                               {"all_gather", Op::all_gather},
+                                                               {"reduce_scatter", Op::reduce_scatter},
+                                                               {"all_to_all", Op::all_to_all},
+                                                               {"broadcast", Op::broadcast},
+                                                               {"send_recv", Op::send_recv},
+                                                               {"send", Op::send},
+                                                               {"recv", Op::recv}}};
+constexpr std::array<std::pair<std::string_view, Algo>, 5> kAlgos{{{"auto", Algo::automatic},
+                                                                   {"ring", Algo::ring},
+                                                                   {"tree", Algo::tree},
+                                                                   {"hierarchical", Algo::hierarchical},
+                                                                   {"direct", Algo::direct}}};
+
+}  // namespace
+
+const char* to_string(Op op) {
+  for (const auto& [name, value] : kOps)
+    if (value == op) return name.data();
+  return "?";
+}
+
+const char* to_string(Algo algo) {
+  for (const auto& [name, value] : kAlgos)
+    if (value == algo) return name.data();
+  return "?";
+}
+
+std::optional<Op> parse_op(std::string_view name) {
+  for (const auto& [n, value] : kOps)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::optional<Algo> parse_algo(std::string_view name) {
+  for (const auto& [n, value] : kAlgos)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+double bus_factor(Op op, int members) {
+  const double n = members;
+  switch (op) {
+    case Op::all_reduce: return 2.0 * (n - 1) / n;
+    case Op::all_gather:
+    case Op::reduce_scatter:
+    case Op::all_to_all: return (n - 1) / n;
+    case Op::broadcast:
+    case Op::send_recv:
+    case Op::send:
+    case Op::recv: return 1.0;
+  }
+  return 1.0;
+}
+
+}  // namespace pf::models::collective

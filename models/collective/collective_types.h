@@ -1,0 +1,59 @@
+// The vocabulary of the collective layer: operations, algorithms, requests.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pf::models::collective {
+
+// Sizes follow nccl-tests (and models/workload/op.h): `bytes` is the
+// all-reduce buffer, the gathered output of an all-gather, the input of a
+// reduce-scatter, each rank's send buffer of an all-to-all, the broadcast
+// buffer, the message of a send/recv.
+enum class Op : std::uint8_t {
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  all_to_all,
+  broadcast,
+  send_recv,  // every member sends `bytes` to the next member and receives from the previous
+  send,       // point to point: this GPU sends `bytes` to Request::peer
+  recv,       // point to point: this GPU receives from Request::peer
+};
+
+enum class Algo : std::uint8_t {
+  automatic,     // chosen per call from size and group shape (algorithm_choice.h)
+  ring,          // ring (all-reduce = reduce-scatter + all-gather); broadcast: pipelined chain
+  tree,          // double binary tree across servers, chains inside (all-reduce)
+  hierarchical,  // reduce-scatter in servers, all-reduce across them per rail, all-gather in servers
+  direct,        // every pair exchanges directly (all-to-all, send/recv)
+};
+
+const char* to_string(Op op);
+const char* to_string(Algo algo);
+std::optional<Op> parse_op(std::string_view name);      // the CLI's names: all_reduce, ...
+std::optional<Algo> parse_algo(std::string_view name);  // ring, tree, hierarchical, direct, auto
+
+// nccl-tests' bus-bandwidth factor: busbw = algbw * factor (doc/PERFORMANCE.md
+// of github.com/NVIDIA/nccl-tests): 2(n-1)/n for all-reduce; (n-1)/n for
+// all-gather, reduce-scatter and all-to-all; 1 for broadcast and send/recv.
+double bus_factor(Op op, int members);
+
+using GroupIndex = std::uint32_t;
+
+// One GPU's part in one collective. Every member of the group starts the same
+// (group, seq) with the same op, algo, bytes and root; p2p pairs match on
+// (group, seq, peer).
+struct Request {
+  Op op = Op::all_reduce;
+  Algo algo = Algo::automatic;
+  GroupIndex group = 0;
+  std::uint32_t seq = 0;    // per group, 0, 1, 2... (only its low 16 bits travel)
+  std::uint64_t bytes = 0;
+  int root = 0;             // broadcast: the root's member index
+  int peer = -1;            // send/recv: the GPU at the other end
+};
+
+}  // namespace pf::models::collective

@@ -1,0 +1,59 @@
+// What the network carries: messages from one GPU to another, cut into chunks
+// in packet mode. Chunks and deliveries are engine events whose payload is one
+// flat 32-byte record (STYLE 7): no pointers, no allocation per event.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/event.h"
+#include "core/sim_time.h"
+
+namespace pf::models::network {
+
+// Event kinds of the network (the 0x01xx block; collectives use 0x02xx).
+inline constexpr core::EventKind kChunkArrival = 0x0100;  // a chunk's head reaches a NIC or switch
+inline constexpr core::EventKind kDelivery = 0x0101;      // a whole message has reached its GPU
+
+// The sender's label for a message, handed back to the receiver untouched.
+// The collective layer uses it as (group, sequence, phase, channel).
+struct Tag {
+  std::uint32_t group = 0;
+  std::uint16_t seq = 0;
+  std::uint8_t phase = 0;
+  std::uint8_t channel = 0;
+};
+
+// What a GPU asks the network to carry.
+struct Message {
+  int src_gpu = 0;
+  int dst_gpu = 0;
+  std::uint64_t bytes = 0;
+  Tag tag;
+  std::uint32_t flow = 0;  // ECMP flow id: a flow's chunks follow one path, in order
+};
+
+// Chunk sizes travel in 31 bits; the top bit marks the last chunk of a message.
+inline constexpr std::uint32_t kLastChunk = 1u << 31;
+inline constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 30;
+
+// Payload of both event kinds.
+struct ChunkPayload {
+  core::SimTime tail;      // kChunkArrival: when the chunk's last byte reaches this vertex
+  std::int32_t src_gpu = 0;
+  std::int32_t dst_gpu = 0;
+  std::uint32_t flow = 0;
+  std::uint32_t size = 0;  // bytes | kLastChunk
+  Tag tag;
+};
+static_assert(std::is_trivially_copyable_v<ChunkPayload>);
+static_assert(sizeof(ChunkPayload) == core::Event::kPayloadBytes, "a chunk fills an event payload exactly");
+
+// A message that has fully arrived, as the receiving GPU sees it.
+struct Delivery {
+  int src_gpu = 0;
+  int dst_gpu = 0;
+  Tag tag;
+};
+
+}  // namespace pf::models::network

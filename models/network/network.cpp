@@ -1,0 +1,128 @@
+#include "models/network/network.h"
+
+#include <algorithm>
+#include <string>
+
+namespace pf::models::network {
+
+const char* to_string(NetworkMode mode) { return mode == NetworkMode::packet ? "packet" : "analytical"; }
+const char* to_string(NvlinkFidelity fidelity) { return fidelity == NvlinkFidelity::coarse ? "coarse" : "fine"; }
+
+Network::Network(const partition::ClusterGraph& g, NetworkConfig config)
+    : graph_(g), config_(config), ports_(g) {
+  config_.chunk_bytes = std::clamp<std::uint64_t>(config_.chunk_bytes, 1, kMaxChunkBytes);
+}
+
+core::SimTime Network::send_all(core::Engine& engine, std::span<const Message> messages) {
+  return config_.mode == NetworkMode::packet ? send_packets(engine, messages) : send_analytical(engine, messages);
+}
+
+std::uint64_t Network::piece_bytes(const Message& m) const {
+  const bool same_server = graph_.node_of_gpu(m.src_gpu) == graph_.node_of_gpu(m.dst_gpu);
+  if (same_server && config_.nvlink == NvlinkFidelity::coarse) return kMaxChunkBytes;
+  return config_.chunk_bytes;
+}
+
+void Network::deliver_now(core::Engine& engine, const Message& m) {
+  ChunkPayload p;
+  p.src_gpu = m.src_gpu;
+  p.dst_gpu = m.dst_gpu;
+  p.flow = m.flow;
+  p.size = kLastChunk;
+  p.tag = m.tag;
+  engine.send(engine.now(), static_cast<core::LpId>(m.dst_gpu), kDelivery, p);
+}
+
+LinkPorts::Slot Network::pass(core::Engine& engine, partition::LinkId l, core::SimTime head, const ChunkPayload& chunk) {
+  const partition::Link& link = graph_.link(l);
+  const LinkPorts::Slot s = ports_.transmit(l, head, chunk.tail, chunk.size & ~kLastChunk);
+  if (link.dst == chunk.dst_gpu) {
+    // The port into the destination GPU: only the message's end is an event.
+    if (chunk.size & kLastChunk) engine.send(s.end + link.latency, static_cast<core::LpId>(link.dst), kDelivery, chunk);
+    return s;
+  }
+  ChunkPayload next = chunk;
+  next.tail = s.end + link.latency;
+  engine.send(s.start + link.latency, static_cast<core::LpId>(link.dst), kChunkArrival, next);
+  return s;
+}
+
+core::SimTime Network::send_packets(core::Engine& engine, std::span<const Message> messages) {
+  const core::SimTime now = engine.now();
+  core::SimTime port_free = now;
+  pending_.clear();
+  for (const Message& m : messages) {
+    if (m.src_gpu == m.dst_gpu) {
+      deliver_now(engine, m);
+      continue;
+    }
+    partition::Path path;
+    partition::route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
+    Pending p;
+    p.chunk.tail = now;  // the data is in the sender's memory already
+    p.chunk.src_gpu = m.src_gpu;
+    p.chunk.dst_gpu = m.dst_gpu;
+    p.chunk.flow = m.flow;
+    p.chunk.tag = m.tag;
+    p.first = path.links[0];
+    p.left = m.bytes;
+    p.piece = piece_bytes(m);
+    pending_.push_back(p);
+  }
+  // Round-robin over the messages, one chunk each per round. A zero-byte
+  // message is one empty chunk: it still pays the path latency.
+  for (Pending& p : pending_) p.chunks = p.left == 0 ? 1 : (p.left + p.piece - 1) / p.piece;
+  for (bool more = !pending_.empty(); more;) {
+    more = false;
+    for (Pending& p : pending_) {
+      if (p.chunks == 0) continue;
+      const std::uint64_t bytes = std::min(p.left, p.piece);
+      p.left -= bytes;
+      --p.chunks;
+      p.chunk.size = static_cast<std::uint32_t>(bytes) | (p.chunks == 0 ? kLastChunk : 0u);
+      port_free = std::max(port_free, pass(engine, p.first, now, p.chunk).end);
+      more = more || p.chunks > 0;
+    }
+  }
+  return port_free;
+}
+
+core::SimTime Network::send_analytical(core::Engine& engine, std::span<const Message> messages) {
+  const core::SimTime now = engine.now();
+  core::SimTime port_free = now;
+  for (const Message& m : messages) {
+    if (m.src_gpu == m.dst_gpu) {
+      deliver_now(engine, m);
+      continue;
+    }
+    partition::Path path;
+    partition::route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
+    const partition::PathStats stats = partition::path_stats(graph_, path);
+    const core::SimTime serial =
+        core::SimTime::from_ps(static_cast<std::int64_t>(static_cast<double>(m.bytes) * 1e12 / stats.bottleneck_Bps + 0.5));
+    const LinkPorts::Slot s = ports_.hold(path.links[0], now, serial, m.bytes);
+    port_free = std::max(port_free, s.end);
+    ChunkPayload p;
+    p.src_gpu = m.src_gpu;
+    p.dst_gpu = m.dst_gpu;
+    p.flow = m.flow;
+    p.size = kLastChunk;
+    p.tag = m.tag;
+    engine.send(s.end + stats.latency, static_cast<core::LpId>(m.dst_gpu), kDelivery, p);
+  }
+  return port_free;
+}
+
+void Network::forward(core::Engine& engine, const core::Event& event) {
+  const auto chunk = event.as<ChunkPayload>();
+  const auto at = static_cast<partition::VertexId>(engine.current_lp());
+  const partition::LinkId l = partition::next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, chunk.flow);
+  if (l == partition::kNoLink) {
+    engine.fail("network: a chunk from GPU " + std::to_string(chunk.src_gpu) + " to GPU " +
+                std::to_string(chunk.dst_gpu) + " reached vertex " + std::to_string(at) + ", which is off its path");
+    return;
+  }
+  pass(engine, l, engine.now(), chunk);
+}
+
+}  // namespace pf::models::network

@@ -1,0 +1,87 @@
+// The network as the GPUs see it: send a message, get a delivery event.
+//
+// Packet mode. Every vertex of the cluster graph (GPU, NVSwitch, NIC, leaf,
+// spine, core) is an LP; every directed link is a FIFO port owned by the LP it
+// leaves (link_ports.h). A message is cut into chunk_bytes chunks (inside a
+// server, with coarse NVLink fidelity, into one piece); the sender queues them
+// all on its first port at once, and each chunk's head arriving at a vertex is
+// one kChunkArrival event there: the vertex asks the routing for the next link
+// (partition::next_link, deterministic ECMP), queues the chunk on that port and
+// sends it on. The port into the destination GPU sends no event per chunk: the
+// last chunk's tail arriving is one kDelivery event at the GPU, which is all a
+// receiver needs to know (chunks of one flow follow one path, in FIFO order).
+//
+// Analytical mode. No link events: the sender holds its own first port for
+// bytes / bottleneck (so messages leaving one GPU port queue behind each
+// other), and the delivery arrives path latency later. Receivers' ports and the
+// fabric are treated as uncongested: concurrent flows from different GPUs do
+// not share bandwidth. That is the alpha-beta model, exact on idle paths,
+// optimistic under incast or oversubscription (use packet mode for those).
+//
+// Chunks issued together by send_all() are interleaved round-robin on shared
+// ports, as a NIC serves its queue pairs in turn: an all-to-all's flows then
+// progress side by side rather than one destination at a time.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/engine.h"
+#include "models/network/link_ports.h"
+#include "models/network/message.h"
+#include "models/network/network_config.h"
+#include "partition/cluster_graph.h"
+#include "partition/routing.h"
+
+namespace pf::models::network {
+
+class Network {
+ public:
+  Network(const partition::ClusterGraph& g, NetworkConfig config);
+
+  const NetworkConfig& config() const { return config_; }
+  const partition::ClusterGraph& graph() const { return graph_; }
+
+  // From the handler of GPU m.src_gpu. Returns when the message's last byte
+  // leaves the sender's port (a sender's completion time for a p2p send).
+  core::SimTime send(core::Engine& engine, const Message& m) { return send_all(engine, {&m, 1}); }
+  // Several messages issued at the same instant, interleaved chunk by chunk.
+  core::SimTime send_all(core::Engine& engine, std::span<const Message> messages);
+
+  // kChunkArrival, at a NIC, NVSwitch or switch LP: forward the chunk.
+  void forward(core::Engine& engine, const core::Event& event);
+
+  // kDelivery, at a GPU LP: who sent what.
+  static Delivery delivery(const core::Event& event) {
+    const auto p = event.as<ChunkPayload>();
+    return {p.src_gpu, p.dst_gpu, p.tag};
+  }
+
+  // Counters of the links leaving this rank's LPs (others stay zero here).
+  const LinkCounters& counters(partition::LinkId l) const { return ports_.counters(l); }
+  const LinkPorts& ports() const { return ports_; }
+
+ private:
+  struct Pending {  // one message being cut into chunks (send_all's scratch)
+    ChunkPayload chunk;
+    partition::LinkId first = partition::kNoLink;
+    std::uint64_t left = 0;    // bytes not yet cut
+    std::uint64_t piece = 0;   // chunk size for this message
+    std::uint64_t chunks = 0;  // chunks not yet sent
+  };
+
+  core::SimTime send_packets(core::Engine& engine, std::span<const Message> messages);
+  core::SimTime send_analytical(core::Engine& engine, std::span<const Message> messages);
+  void deliver_now(core::Engine& engine, const Message& m);
+  // Puts one chunk on link l and schedules what happens at its far end.
+  LinkPorts::Slot pass(core::Engine& engine, partition::LinkId l, core::SimTime head, const ChunkPayload& chunk);
+  std::uint64_t piece_bytes(const Message& m) const;
+
+  const partition::ClusterGraph& graph_;
+  NetworkConfig config_;
+  LinkPorts ports_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace pf::models::network

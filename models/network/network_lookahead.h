@@ -1,0 +1,25 @@
+// The engine settings a network run needs: lookahead from the rank mapping.
+//
+// Packet mode: every cross-rank event crosses one cut link, so each pair of
+// ranks may use the smallest latency of the links between them (the
+// partition's channel matrix). Analytical mode: a delivery goes straight from
+// the sending GPU to the receiving GPU, possibly to a rank with no direct link
+// to the sender; its path still crosses at least one cut link, so one uniform
+// lookahead, the smallest cut-link latency, is safe for every pair.
+// On one rank nothing crosses; the engine still wants a positive figure, so
+// the smallest positive link latency is used (1 ps if every link has none).
+#pragma once
+
+#include "core/engine.h"
+#include "models/spec/simulation_spec.h"
+#include "partition/partition.h"
+
+namespace pf::models::network {
+
+core::Sync engine_sync(SyncMode mode);
+
+// Throws pf::ConfigError when a zero-latency link is cut between ranks.
+core::EngineConfig engine_config(const partition::ClusterGraph& g, const partition::RankMapping& mapping,
+                                 NetworkMode mode, SyncMode sync);
+
+}  // namespace pf::models::network

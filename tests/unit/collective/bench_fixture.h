@@ -1,0 +1,49 @@
+// Presets loaded as `preflight collective` loads them, and one-rank runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/communicator.h"
+#include "io/config/cluster_loader.h"
+#include "models/collective/collective_bench.h"
+#include "partition/routing.h"
+
+namespace pf::test {
+
+inline config::ClusterSpec preset(const std::string& hardware, const std::string& topology,
+                                  const std::vector<std::string>& overrides) {
+  const std::string root = PF_SOURCE_DIR;
+  return config::load_cluster(root + "/configs/hardware/" + hardware + ".yaml",
+                              root + "/configs/topology/" + topology + ".yaml", overrides);
+}
+
+inline models::collective::CollectiveBench bench(const config::ClusterSpec& s,
+                                                 models::collective::BenchOptions options = {}) {
+  return models::collective::CollectiveBench(s.hardware.node, s.topology, s.simulation, core::Communicator::self(),
+                                             options);
+}
+
+inline double run_us(const models::collective::CollectiveBench& b, models::collective::Op op,
+                     models::collective::Algo algo, int gpus, std::uint64_t bytes) {
+  models::collective::BenchCase c;
+  c.op = op;
+  c.algo = algo;
+  c.gpus = gpus;
+  c.bytes = bytes;
+  return b.run(c).time.us();
+}
+
+// The idle path between two GPUs: alpha (s) and beta's bandwidth (B/s).
+struct AlphaBeta {
+  double alpha_s;
+  double bandwidth_Bps;
+};
+inline AlphaBeta alpha_beta(const partition::ClusterGraph& g, int a, int b) {
+  partition::Path path;
+  partition::route(g, a, b, 0, path);
+  const partition::PathStats s = partition::path_stats(g, path);
+  return {s.latency.seconds(), s.bottleneck_Bps};
+}
+
+}  // namespace pf::test

@@ -1,0 +1,187 @@
+// The CollectiveEngine API as a GPU model uses it: collectives on arbitrary
+// groups, several at once on one GPU, members starting at different times,
+// point-to-point pairs whose receive is posted after the data arrived.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.h"
+#include "models/collective/collective_engine.h"
+#include "models/network/network_lookahead.h"
+#include "tests/unit/network/test_cluster.h"
+
+namespace pf {
+namespace {
+
+using namespace models::collective;
+using core::SimTime;
+
+struct Step {
+  int gpu;
+  SimTime at;
+  Request request;
+};
+
+// GPUs start scripted requests at given times and record completions.
+class ScriptModel {
+ public:
+  static constexpr core::EventKind kGo = 0x0300;
+
+  ScriptModel(const partition::ClusterGraph& g, models::NetworkMode mode) : graph_(g), mode_(mode), groups_(g) {}
+
+  GroupTable& groups() { return groups_; }
+
+  // Completion time of each step (by index).
+  std::vector<SimTime> run(std::vector<Step> script) {
+    script_ = std::move(script);
+    done_.assign(script_.size(), SimTime::infinity());
+    net_ = std::make_unique<models::network::Network>(graph_, test::net_config(mode_));  // idle links
+    collectives_ = std::make_unique<CollectiveEngine>(*net_, groups_, CollectiveConfig{});
+    const partition::RankMapping m = partition::partition(graph_, 1, partition::Strategy::block);
+    core::Engine engine(core::Communicator::self(), m.vertex_rank,
+                        models::network::engine_config(graph_, m, mode_, models::SyncMode::window));
+    for (std::size_t i = 0; i < script_.size(); ++i)
+      engine.schedule_initial(script_[i].at, static_cast<core::LpId>(script_[i].gpu), kGo, std::uint32_t(i));
+    engine.run(*this);
+    for (int gpu = 0; gpu < graph_.gpu_count(); ++gpu) EXPECT_EQ(collectives_->active(gpu), 0u) << "GPU " << gpu;
+    return done_;
+  }
+
+  void on_event(core::Engine& engine, const core::Event& event) {
+    Completion c;
+    switch (event.kind) {
+      case kGo: {
+        const auto i = event.as<std::uint32_t>();
+        c = collectives_->start(engine, script_[i].gpu, script_[i].request, i);
+        break;
+      }
+      case models::network::kChunkArrival: net_->forward(engine, event); return;
+      case models::network::kDelivery:
+        c = collectives_->on_delivery(engine, models::network::Network::delivery(event));
+        break;
+      case kPortFree: c = collectives_->on_port_free(engine, event); break;
+      default: FAIL() << "unexpected event kind " << event.kind;
+    }
+    if (c.done) done_[c.cookie] = engine.now();
+  }
+
+ private:
+  const partition::ClusterGraph& graph_;
+  models::NetworkMode mode_;
+  GroupTable groups_;
+  std::unique_ptr<models::network::Network> net_;
+  std::unique_ptr<CollectiveEngine> collectives_;
+  std::vector<Step> script_;
+  std::vector<SimTime> done_;
+};
+
+partition::ClusterGraph four_servers() {
+  return partition::build_cluster(test::server(8, 8), test::fabric(models::TopologyKind::rail_optimized, 4, 2));
+}
+
+Request request(Op op, Algo algo, GroupIndex group, std::uint64_t bytes, std::uint32_t seq = 0) {
+  Request r;
+  r.op = op;
+  r.algo = algo;
+  r.group = group;
+  r.bytes = bytes;
+  r.seq = seq;
+  return r;
+}
+
+std::vector<Step> everyone(const Group& g, const Request& r, SimTime at = SimTime::zero()) {
+  std::vector<Step> s;
+  for (int gpu : g.members()) s.push_back({gpu, at, r});
+  return s;
+}
+
+class IrregularGroup : public ::testing::TestWithParam<models::NetworkMode> {};
+
+TEST_P(IrregularGroup, EveryOperationCompletesOnEveryMember) {
+  const partition::ClusterGraph g = four_servers();
+  ScriptModel model(g, GetParam());
+  const GroupIndex gi = model.groups().add({26, 0, 1, 2, 9, 10, 17, 25});  // 3, 2, 1 and 2 per server
+  const Group& group = model.groups().group(gi);
+  for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::all_to_all, Op::broadcast, Op::send_recv}) {
+    for (Algo algo : {Algo::automatic, Algo::ring, Algo::tree, Algo::direct}) {
+      if (!available(op, algo, group)) continue;
+      Request r = request(op, algo, gi, 3 << 20);
+      r.root = 3;
+      const std::vector<SimTime> done = model.run(everyone(group, r));
+      for (SimTime t : done) EXPECT_FALSE(t.is_infinite()) << to_string(op) << "/" << to_string(algo);
+      // Only a broadcast root is done as soon as it has queued its data.
+      const auto at_zero = std::count(done.begin(), done.end(), SimTime::zero());
+      EXPECT_EQ(at_zero, op == Op::broadcast ? 1 : 0) << to_string(op) << "/" << to_string(algo);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, IrregularGroup,
+                         ::testing::Values(models::NetworkMode::packet, models::NetworkMode::analytical));
+
+TEST(CollectiveEngine, OverlappingGroupsRunAtOnce) {
+  const partition::ClusterGraph g = four_servers();
+  ScriptModel model(g, models::NetworkMode::packet);
+  const GroupIndex tp = model.groups().add({0, 1, 2, 3, 4, 5, 6, 7});
+  const GroupIndex dp = model.groups().add({0, 8, 16, 24});
+  const std::uint64_t s = 64 << 20;
+  const double alone_tp = [&] {
+    const auto t = model.run(everyone(model.groups().group(tp), request(Op::all_reduce, Algo::ring, tp, s)));
+    return static_cast<double>(std::max_element(t.begin(), t.end())->ps);
+  }();
+  std::vector<Step> both = everyone(model.groups().group(tp), request(Op::all_reduce, Algo::ring, tp, s));
+  const std::vector<Step> d = everyone(model.groups().group(dp), request(Op::all_reduce, Algo::ring, dp, s));
+  both.insert(both.end(), d.begin(), d.end());
+  const std::vector<SimTime> done = model.run(both);
+  for (SimTime t : done) EXPECT_FALSE(t.is_infinite());
+  // GPU 0 is in both: its NVLink port is not used by the DP ring, so the TP
+  // ring is not slowed down (different ports, no shared queue).
+  EXPECT_NEAR(static_cast<double>(std::max_element(done.begin(), done.begin() + 8)->ps) / alone_tp, 1.0, 0.01);
+}
+
+TEST(CollectiveEngine, LateMemberDelaysEveryone) {
+  const partition::ClusterGraph g = four_servers();
+  ScriptModel model(g, models::NetworkMode::packet);
+  const GroupIndex gi = model.groups().add({0, 8, 16, 24});
+  std::vector<Step> steps = everyone(model.groups().group(gi), request(Op::all_reduce, Algo::ring, gi, 1 << 20));
+  const std::vector<SimTime> on_time = model.run(steps);
+  steps[2].at = SimTime::from_us(500.0);
+  const std::vector<SimTime> late = model.run(steps);
+  for (std::size_t i = 0; i < late.size(); ++i) {
+    EXPECT_GT(late[i], SimTime::from_us(500.0));
+    EXPECT_GT(late[i], on_time[i]);
+  }
+}
+
+TEST(CollectiveEngine, ReceivePostedAfterTheDataArrivedCompletesAtOnce) {
+  const partition::ClusterGraph g = four_servers();
+  ScriptModel model(g, models::NetworkMode::packet);
+  const GroupIndex pp = model.groups().add({0, 8, 16, 24});
+  Request send = request(Op::send, Algo::automatic, pp, 16 << 20, 7);
+  send.peer = 8;
+  Request recv = request(Op::recv, Algo::automatic, pp, 16 << 20, 7);
+  recv.peer = 0;
+  // The same tag the other way round must not be confused with it.
+  Request back = request(Op::send, Algo::automatic, pp, 1 << 20, 7);
+  back.peer = 0;
+  Request back_recv = request(Op::recv, Algo::automatic, pp, 1 << 20, 7);
+  back_recv.peer = 8;
+  const SimTime posted = SimTime::from_us(5000.0);
+  const std::vector<SimTime> done =
+      model.run({{0, SimTime::zero(), send}, {8, posted, recv}, {8, SimTime::zero(), back}, {0, posted, back_recv}});
+  const double wire = 16.0 * (1 << 20) / 25e9 * 1e12;  // at NIC speed
+  EXPECT_NEAR(static_cast<double>(done[0].ps), wire, wire * 0.01);  // the sender: when its port let go
+  EXPECT_EQ(done[1], posted);
+  EXPECT_EQ(done[3], posted);
+}
+
+TEST(CollectiveEngine, StartingOnANonMemberIsAnError) {
+  const partition::ClusterGraph g = four_servers();
+  ScriptModel model(g, models::NetworkMode::packet);
+  const GroupIndex gi = model.groups().add({0, 1});
+  EXPECT_THROW(model.run({{5, SimTime::zero(), request(Op::all_reduce, Algo::ring, gi, 1024)}}), SimulationError);
+}
+
+}  // namespace
+}  // namespace pf
