@@ -88,19 +88,24 @@ SimTime Engine::next_null_message_bound() {
 
     const SimTime safe = *std::min_element(s.in_clock.begin(), s.in_clock.end());
     const SimTime horizon = std::min(queue_.top_time(), safe);
+    const SimTime bound = std::min(safe, config_.end);
+    const bool runnable = queue_.top_time() < bound;
     for (std::size_t r = 0; r < ranks_n; ++r) {
       if (r == static_cast<std::size_t>(rank_) || !has_channel(s, r)) continue;
       const SimTime promise = horizon + s.lookahead_to[r];
       const bool has_events = outbox_[r].size() > 1;
-      if (!has_events && promise <= s.last_promise[r]) continue;
+      // While this rank can run, a clock-only message goes out only when the
+      // clock moved by a whole lookahead; before blocking, every neighbour
+      // must hold the latest clock (that is what rules out deadlock).
+      const SimTime threshold = runnable ? s.last_promise[r] + s.lookahead_to[r] : s.last_promise[r];
+      if (!has_events && promise <= threshold) continue;
       s.last_promise[r] = std::max(promise, s.last_promise[r]);
       post(s, outbox_[r], static_cast<int>(r), s.last_promise[r], 0);
       ++stats_.messages;
       if (!has_events) ++stats_.null_messages;
     }
 
-    const SimTime bound = std::min(safe, config_.end);
-    if (queue_.top_time() < bound) return bound;
+    if (runnable) return bound;
     if (horizon >= config_.end) return SimTime::zero();
     receive(MPI_ANY_SOURCE);  // nothing runnable: wait for a clock to move
   }
