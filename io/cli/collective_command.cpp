@@ -23,6 +23,7 @@
 #include "models/collective/algorithm_choice.h"
 #include "models/collective/collective_bench.h"
 #include "models/network/network_config.h"
+#include "partition/partition_report.h"
 
 namespace pf::cli {
 namespace {
@@ -153,6 +154,8 @@ void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, con
   j["partition"] = partition::to_string(sim.partition);
   j["sync"] = sim.sync == models::SyncMode::window ? "window" : "null_message";
   j["lookahead_us"] = bench.mapping().report.lookahead.is_infinite() ? 0.0 : bench.mapping().report.lookahead.us();
+  j["partition_cut_links"] = bench.mapping().report.cut_links;
+  j["partition_imbalance"] = bench.mapping().report.imbalance;
   j["events"] = events;
   j["wall_s"] = wall;
   j["events_per_s"] = wall > 0 ? static_cast<double>(events) / wall : 0.0;
@@ -214,6 +217,7 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   progress.finish();
   if (!ctx.is_root()) return;
   print_table(o, spec, *op, c.gpus, overhead_us, rows, world.size());
+  std::printf("# partition: %s\n", partition::summarize(bench.mapping().report).c_str());
   if (!o.json_path.empty()) write_json(o, spec, bench, *op, c.gpus, overhead_us, rows, world.size());
 }
 
