@@ -20,7 +20,9 @@ class EventQueue {
   bool empty() const { return heap_.empty() || (heap_.size() == 1 && top_taken_); }
   std::size_t size() const { return heap_.size() - (top_taken_ ? 1 : 0); }
 
-  // Time of the earliest pending event; infinity when none.
+  // Time of the earliest pending event; infinity when none. Between
+  // begin_pop() and end_pop() the taken top is not counted (and the rest of
+  // the heap is not searched): the engine asks only outside that span.
   SimTime top_time() const {
     if (heap_.empty() || top_taken_) return SimTime::infinity();
     return SimTime{static_cast<std::int64_t>(heap_[0].time_bits ^ kSignBit)};
