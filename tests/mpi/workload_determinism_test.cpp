@@ -11,6 +11,7 @@
 #include "core/communicator.h"
 #include "models/workload/gpu_program.h"
 #include "models/workload/workload_plan.h"
+#include "tests/unit/workload/test_models.h"
 
 namespace pf {
 namespace {
@@ -39,18 +40,6 @@ std::uint64_t program_digest(const workload::WorkloadPlan& plan, int gpu) {
   return h;
 }
 
-ModelSpec small_gpt() {
-  ModelSpec m;
-  m.name = "small-gpt";
-  m.layers = 8;
-  m.hidden_size = 1024;
-  m.ffn_hidden_size = 4096;
-  m.num_attention_heads = 16;
-  m.num_kv_heads = 16;
-  m.vocab_size = 32000;
-  return m;
-}
-
 TEST(WorkloadDeterminism, EveryRankGeneratesTheSameProgramsInAnyOrder) {
   const core::Communicator world = core::Communicator::world();
   ParallelismSpec par;
@@ -65,7 +54,7 @@ TEST(WorkloadDeterminism, EveryRankGeneratesTheSameProgramsInAnyOrder) {
   train.global_batch_size = 32;
   train.seq_length = 1024;
   train.recompute = Recompute::selective;
-  const workload::WorkloadPlan plan(small_gpt(), par, train);
+  const workload::WorkloadPlan plan(testing::tiny_gpt(8), par, train);
   const int gpus = par.tp * par.pp * par.dp;
 
   std::vector<std::uint64_t> digests(static_cast<std::size_t>(gpus));
