@@ -9,6 +9,8 @@ namespace pf::core {
 const char* to_string(Sync sync) { return sync == Sync::window ? "window" : "null_message"; }
 
 void Engine::SyncStateDeleter::operator()(SyncState* state) const {
+  // An active finish barrier (only after an unexpected exception) is left
+  // alone: freeing a nonblocking collective's request is erroneous in MPI.
   if (state->window_op != MPI_OP_NULL) MPI_Op_free(&state->window_op);
   for (auto& per_rank : state->in_flight)
     for (auto& flight : per_rank)
@@ -28,10 +30,6 @@ void check_config(const EngineConfig& config, int ranks, std::size_t lps, const 
   if (config.lookahead <= SimTime::zero())
     throw ConfigError("engine: lookahead must be > 0 ps (conservative synchronisation needs it), found " +
                       std::to_string(config.lookahead.ps) + " ps");
-  // Null messages carry clocks forward one lookahead at a time; with no end
-  // they would do so forever once every queue is empty (no quiescence detection).
-  if (config.sync == Sync::null_message && config.end.is_infinite())
-    throw ConfigError("engine: null_message synchronisation needs a finite end time (use window, or set an end)");
   if (!config.channel_lookahead.empty() &&
       config.channel_lookahead.size() != static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks))
     throw ConfigError("engine: channel_lookahead needs ranks*ranks entries");
@@ -63,6 +61,15 @@ Engine::Engine(Communicator comm, std::vector<int> lp_rank, EngineConfig config)
                         " must be > 0");
     sync_->lookahead_to[static_cast<std::size_t>(r)] = l;
   }
+}
+
+void Engine::check_end_is_reachable(bool model_reports_finished) const {
+  // Null messages carry clocks forward one lookahead at a time; with no end
+  // they would do so forever once every queue is empty (CMB has no quiescence
+  // detection), unless the model says when it is done. Refused on one rank
+  // too, so whether a configuration runs does not depend on the rank count.
+  if (config_.sync == Sync::null_message && config_.end.is_infinite() && !model_reports_finished)
+    throw ConfigError("engine: null_message synchronisation needs a finite end time (use window, or set an end)");
 }
 
 SimTime Engine::channel_lookahead(int from, int to) const {

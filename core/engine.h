@@ -19,9 +19,29 @@
 //   null_message  Chandy-Misra-Bryant: per-neighbour channel clocks carried on
 //                 nonblocking messages; a rank runs what its clocks make safe.
 // On one rank both reduce to the sequential loop.
+//
+// Ending a run. A run ends at `end`, or when no events remain anywhere
+// (window mode, one rank). CMB cannot see the second: once every queue is
+// empty its clocks still climb one lookahead per exchange, so null_message
+// mode needs a finite end, unless the model says when it is done:
+//
+//     bool Model::finished() const   // optional; O(1), checked once per batch
+//
+// finished() means every LP of this rank that drives the simulation has done
+// its work, and it stays true once true. A finished rank keeps running its
+// events (its LPs may still forward other ranks' traffic); when every rank's
+// model reports finished, the null_message run stops (an MPI_Ibarrier posted
+// by each rank as it finishes, polled from then on instead of blocking), and
+// events still queued are not committed. So null_message mode accepts
+// end = infinity exactly when the model has finished(); without it the run
+// is refused with a ConfigError, as before. (A rank whose finished() never
+// comes true keeps the others going: with no end, such a run does not stop.)
+// Window mode and one rank ignore finished() and run to `end` or until no
+// events remain.
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <functional>
 #include <string>
 #include <vector>
@@ -51,6 +71,13 @@ struct EngineConfig {
 
 inline constexpr std::uint64_t kProgressEvents = 1 << 16;
 
+// A model that can tell when this rank's share of the work is done (see the
+// header comment): lets null_message runs end without an end time.
+template <class Model>
+concept ReportsFinished = requires(const Model& model) {
+  { model.finished() } -> std::convertible_to<bool>;
+};
+
 class Engine {
  public:
   struct SyncState;  // opaque: MPI requests, buffers and clocks (core/sync_state.h)
@@ -69,7 +96,9 @@ class Engine {
   template <class Payload>
   void schedule_initial(SimTime at, LpId lp, EventKind kind, const Payload& payload);
 
-  // Runs to `end` (or until no events remain anywhere). Collective.
+  // Runs to `end` (or until no events remain anywhere, or, in null_message
+  // mode, until every rank's model reports finished()). Collective. Throws
+  // ConfigError for a null_message run with no end whose model lacks finished().
   template <class Model>
   void run(Model& model);
 
@@ -102,8 +131,15 @@ class Engine {
   // SimTime::zero() when the run is over everywhere. window_sync.cpp and
   // null_message_sync.cpp.
   SimTime next_window_bound();
-  SimTime next_null_message_bound();
+  // `finished`: this rank's model reports finished() (always false for a model
+  // without it; then the run ends only at `end`).
+  void start_null_message(bool model_reports_finished);
+  SimTime next_null_message_bound(bool finished);
   void finish_null_message();
+  void complete_finish_barrier();
+  void check_end_is_reachable(bool model_reports_finished) const;
+  template <class Model>
+  bool model_finished(const Model& model);
   void deliver(const Event* events, std::size_t count);
   void raise_pending_error();
   [[noreturn]] void fail_collectively();
@@ -193,8 +229,23 @@ void Engine::guarded_process(Model& model, SimTime bound) {
   }
 }
 
+// finished() is model code like on_event: an exception from it stops the run
+// the same way.
+template <class Model>
+bool Engine::model_finished(const Model& model) {
+  if constexpr (ReportsFinished<Model>) {
+    try {
+      return static_cast<bool>(model.finished());
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+  return false;
+}
+
 template <class Model>
 void Engine::run(Model& model) {
+  check_end_is_reachable(ReportsFinished<Model>);
   const auto start = std::chrono::steady_clock::now();
   if (ranks() == 1) {
     guarded_process(model, config_.end);
@@ -203,7 +254,9 @@ void Engine::run(Model& model) {
     for (SimTime bound = next_window_bound(); bound > SimTime::zero(); bound = next_window_bound())
       guarded_process(model, bound);
   } else {
-    for (SimTime bound = next_null_message_bound(); bound > SimTime::zero(); bound = next_null_message_bound())
+    start_null_message(ReportsFinished<Model>);
+    for (SimTime bound = next_null_message_bound(model_finished(model)); bound > SimTime::zero();
+         bound = next_null_message_bound(model_finished(model)))
       guarded_process(model, bound);
     finish_null_message();
   }

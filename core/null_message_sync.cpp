@@ -8,7 +8,15 @@
 // batch of real events if there is one, else on an empty (null) message. With
 // positive lookahead the clocks always advance, so no rank deadlocks; a rank
 // blocks in MPI only when it can run nothing and has nothing new to say.
+//
+// Ending without an end time: a rank whose model reports finished() posts an
+// MPI_Ibarrier and from then on never blocks (a blocked rank could not see the
+// barrier complete), polling for messages and the barrier instead. When the
+// barrier completes every rank has finished, and each stops. Every rank also
+// completes the barrier on its way out (end reached, or an error), posting it
+// then if it had not, so no request is left pending and no rank waits on it.
 #include <algorithm>
+#include <thread>
 
 #include "core/sync_state.h"
 
@@ -42,17 +50,35 @@ static void post(Engine::SyncState& s, std::vector<Event>& box, int to, SimTime 
             s.comm, &slot->request);
 }
 
-SimTime Engine::next_null_message_bound() {
+void Engine::start_null_message(bool model_reports_finished) {
   SyncState& s = *sync_;
   const auto ranks_n = static_cast<std::size_t>(ranks());
-  if (s.in_clock.empty()) {
-    // Nothing was sent before time zero, so a channel's first clock is its lookahead.
-    s.in_clock.resize(ranks_n);
-    for (std::size_t r = 0; r < ranks_n; ++r) s.in_clock[r] = channel_lookahead(static_cast<int>(r), rank_);
-    s.in_clock[static_cast<std::size_t>(rank_)] = SimTime::infinity();
-    s.last_promise.assign(ranks_n, SimTime{-1});
-    s.in_flight.resize(ranks_n);
-    s.final_from.assign(ranks_n, false);
+  // Nothing was sent before time zero, so a channel's first clock is its lookahead.
+  s.in_clock.resize(ranks_n);
+  for (std::size_t r = 0; r < ranks_n; ++r) s.in_clock[r] = channel_lookahead(static_cast<int>(r), rank_);
+  s.in_clock[static_cast<std::size_t>(rank_)] = SimTime::infinity();
+  s.last_promise.assign(ranks_n, SimTime{-1});
+  s.in_flight.resize(ranks_n);
+  s.final_from.assign(ranks_n, false);
+  s.reports_finished = model_reports_finished;
+}
+
+void Engine::complete_finish_barrier() {
+  SyncState& s = *sync_;
+  if (!s.reports_finished) return;
+  if (!s.finish_posted) {
+    MPI_Ibarrier(s.comm, &s.finish_barrier);
+    s.finish_posted = true;
+  }
+  MPI_Wait(&s.finish_barrier, MPI_STATUS_IGNORE);
+}
+
+SimTime Engine::next_null_message_bound(bool finished) {
+  SyncState& s = *sync_;
+  const auto ranks_n = static_cast<std::size_t>(ranks());
+  if (finished && !s.finish_posted && !stop_) {
+    MPI_Ibarrier(s.comm, &s.finish_barrier);
+    s.finish_posted = true;
   }
 
   bool error_seen = false;
@@ -82,8 +108,14 @@ SimTime Engine::next_null_message_bound() {
       for (std::size_t r = 0; r < ranks_n; ++r)
         if (r != static_cast<std::size_t>(rank_) && has_channel(s, r))
           post(s, outbox_[r], static_cast<int>(r), SimTime::infinity(), kFlagError | kFlagFinal);
+      complete_finish_barrier();   // every rank reaches it: here or in finish_null_message()
       comm_.max(std::int64_t{1});  // pairs with the check in finish_null_message()
       fail_collectively();
+    }
+    if (s.finish_posted) {
+      int everyone_finished = 0;
+      MPI_Test(&s.finish_barrier, &everyone_finished, MPI_STATUS_IGNORE);
+      if (everyone_finished) return SimTime::zero();
     }
 
     const SimTime safe = *std::min_element(s.in_clock.begin(), s.in_clock.end());
@@ -107,7 +139,10 @@ SimTime Engine::next_null_message_bound() {
 
     if (runnable) return bound;
     if (horizon >= config_.end) return SimTime::zero();
-    receive(MPI_ANY_SOURCE);  // nothing runnable: wait for a clock to move
+    if (s.finish_posted)
+      std::this_thread::yield();  // poll: messages and the barrier, next time round
+    else
+      receive(MPI_ANY_SOURCE);  // nothing runnable: wait for a clock to move
   }
 }
 
@@ -118,7 +153,7 @@ void Engine::finish_null_message() {
     if (r != static_cast<std::size_t>(rank_) && has_channel(s, r))
       post(s, outbox_[r], static_cast<int>(r), SimTime::infinity(), kFlagFinal);
   // Drain until every neighbour has said it is finished; what still arrives is
-  // at or after `end` and is not run.
+  // at or after `end`, or came after every model finished, and is not run.
   for (std::size_t r = 0; r < ranks_n; ++r) {
     const bool channel_in = r != static_cast<std::size_t>(rank_) && !channel_lookahead(static_cast<int>(r), rank_).is_infinite();
     while (channel_in && !s.final_from[r]) {
@@ -134,6 +169,7 @@ void Engine::finish_null_message() {
   for (auto& flights : s.in_flight)
     for (auto& flight : flights)
       if (flight.request != MPI_REQUEST_NULL) MPI_Wait(&flight.request, MPI_STATUS_IGNORE);
+  complete_finish_barrier();
   // A rank that finished early must still learn of an error raised after it
   // finished, or the failing ranks would wait for it in fail_collectively().
   if (comm_.max(std::int64_t{0}) > 0) fail_collectively();

@@ -36,6 +36,12 @@ struct Engine::SyncState {
   std::vector<SimTime> last_promise;      // per destination rank: the clock we last sent
   std::vector<std::vector<InFlight>> in_flight;  // per destination rank
   std::vector<bool> final_from;           // per source rank
+  // Ending on finished(): every rank posts one MPI_Ibarrier when its model
+  // first reports finished (or, at the latest, when its run ends), so the
+  // barrier completes exactly when every rank has finished.
+  bool reports_finished = false;          // the model has finished(); same on every rank
+  bool finish_posted = false;
+  MPI_Request finish_barrier = MPI_REQUEST_NULL;
 
   std::vector<Event> recv_buffer;
 };

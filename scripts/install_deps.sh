@@ -13,6 +13,7 @@ packages=(
   libmetis-dev
   libcli11-dev
   nlohmann-json3-dev
+  libssl-dev
   libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib
 )

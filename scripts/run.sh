@@ -9,7 +9,8 @@ build_dir=${BUILD_DIR:-$root/build}
 ranks=${RANKS:-2}
 mpi_flags=(--oversubscribe)
 [[ $(id -u) -eq 0 ]] && mpi_flags+=(--allow-run-as-root)
-# Until the training simulation lands, the default example is the engine benchmark
-# with SPEC section 6's parameters.
-exec mpiexec -n "$ranks" "${mpi_flags[@]}" "$build_dir/io/cli/preflight" phold \
-  --lps 2048 --start-events 4 --remote 0.25 --lookahead 0.1 --mean 1.0 --end 2000 --seed 1 "$@"
+# The default example: GPT-3 13B on 128 A100s (configs/examples), one
+# training iteration, report on stdout, report.json and timeline.h5 under
+# out/gpt3-13b-a100-128. Extra arguments go to `preflight run` (--set ...).
+example=${EXAMPLE:-$root/configs/examples/gpt3-13b-a100-128.yaml}
+exec mpiexec -n "$ranks" "${mpi_flags[@]}" "$build_dir/io/cli/preflight" run "$example" "$@"

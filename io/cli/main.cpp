@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"preflight: predicts large-model training on GPU clusters by parallel discrete-event simulation"};
   app.require_subcommand(1);
+  pf::cli::add_run_command(app, ctx);
   pf::cli::add_phold_command(app, ctx);
   pf::cli::add_collective_command(app, ctx);
   pf::cli::add_validate_command(app, ctx);

@@ -14,6 +14,9 @@ const EnumNames<models::PartitionStrategy> kPartitions{{"metis", models::Partiti
                                                         {"block", models::PartitionStrategy::block},
                                                         {"round_robin", models::PartitionStrategy::round_robin}};
 
+const EnumNames<models::IntraServer> kIntraServer{{"analytical", models::IntraServer::analytical},
+                                                  {"packet", models::IntraServer::packet}};
+
 }  // namespace
 
 models::SimulationSpec parse_simulation(const ConfigNode& node) {
@@ -24,6 +27,7 @@ models::SimulationSpec parse_simulation(const ConfigNode& node) {
   s.sync = r.get_enum_or("sync", s.sync, kSyncs);
   s.partition = r.get_enum_or("partition", s.partition, kPartitions);
   s.seed = static_cast<std::uint64_t>(r.get_int_or("seed", static_cast<std::int64_t>(s.seed), 0, kInt64Max));
+  s.intra_server = r.get_enum_or("intra_server", s.intra_server, kIntraServer);
   r.finish();
   return s;
 }

@@ -9,6 +9,10 @@ namespace pf::models {
 enum class NetworkMode { packet, analytical };
 enum class SyncMode { window, null_message };
 enum class PartitionStrategy { metis, block, round_robin };
+// How `run` times collectives whose group sits inside one server (TP, and any
+// group that fits a server): closed form over the NVSwitch, or message by
+// message through the network model like every other collective.
+enum class IntraServer { analytical, packet };
 
 struct SimulationSpec {
   NetworkMode network = NetworkMode::packet;
@@ -16,6 +20,7 @@ struct SimulationSpec {
   SyncMode sync = SyncMode::window;
   PartitionStrategy partition = PartitionStrategy::metis;
   std::uint64_t seed = 1;
+  IntraServer intra_server = IntraServer::analytical;
 };
 
 struct OutputSpec {

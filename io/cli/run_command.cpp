@@ -1,0 +1,124 @@
+// `preflight run`: one training iteration simulated end to end (SPEC section
+// 2): the report on rank 0 as text (stdout) and JSON (OUT/report.json and
+// --report-json), the timeline OUT/timeline.h5 from every rank. Exit 3 when
+// the plan does not fit in GPU memory (the report is still written).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/communicator.h"
+#include "core/error.h"
+#include "io/cli/command.h"
+#include "io/cli/progress_line.h"
+#include "io/config/experiment_loader.h"
+#include "io/report/report_json.h"
+#include "io/report/report_text.h"
+#include "io/report/sha256.h"
+#include "io/report/timeline_export.h"
+#include "io/timeline/gpu_selection.h"
+#include "io/timeline/timeline_writer.h"
+#include "models/training/training_run.h"
+#include "models/workload/rank_layout.h"
+#include "partition/cluster_graph.h"
+#include "partition/partition.h"
+
+namespace pf::cli {
+namespace {
+
+struct RunCommandOptions {
+  std::string experiment;
+  std::vector<std::string> overrides;
+  std::string out_dir;
+  std::string report_json;
+  bool no_timeline = false;
+  bool quiet = false;
+};
+
+void write_text_file(const std::string& path, const std::string& text, const char* what) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  // Written under a temporary name and renamed, so a killed run never leaves a
+  // report that looks complete.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) throw ConfigError(std::string(what) + ": cannot write " + path);
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw ConfigError(std::string(what) + ": cannot write " + path + " (" + ec.message() + ")");
+}
+
+timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e) {
+  return timeline::select_timeline_gpus(e.output.timeline_gpus, static_cast<std::uint32_t>(e.gpu_count()),
+                                        models::training::first_replica_gpus(e));
+}
+
+void run_run(const RunCommandOptions& o, CommandContext& ctx) {
+  const config::ConfigNode tree = config::load_experiment_tree(o.experiment, o.overrides);
+  models::ExperimentSpec e = config::parse_experiment(tree);
+  if (!e.simai_workload.empty())
+    throw ConfigError(o.experiment + ": workload.simai is not supported by `run` yet");
+  if (!o.out_dir.empty()) e.output.dir = o.out_dir;
+  const bool timeline_on = e.output.timeline && !o.no_timeline;
+  const std::string yaml = config::merged_yaml(tree);
+  const core::Communicator world = core::Communicator::world();
+
+  const timeline::GpuSelection selection = timeline_selection(e);
+  models::training::RunOptions options;
+  if (timeline_on) {
+    options.record.assign(static_cast<std::size_t>(e.gpu_count()), false);
+    for (std::uint32_t g : selection.gpus()) options.record[g] = true;
+  }
+  ProgressLine progress(progress_wanted(ctx.is_root(), o.quiet), core::SimTime::infinity(), ctx.ranks);
+  if (progress.enabled()) options.progress = progress.callback();
+
+  models::training::RunResult result = models::training::run_training(e, world, options);
+  progress.finish();
+
+  const nlohmann::ordered_json report =
+      report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
+  ctx.exit_code = result.memory.oom ? 3 : 0;
+  if (ctx.is_root()) {
+    std::fputs(report::report_text(report).c_str(), stdout);
+    std::fflush(stdout);
+    write_text_file((std::filesystem::path(e.output.dir) / "report.json").string(), report.dump(2) + "\n",
+                    "output.dir");
+    if (!o.report_json.empty()) write_text_file(o.report_json, report.dump(2) + "\n", "--report-json");
+  }
+  if (!timeline_on) return;
+
+  const models::workload::RankLayout layout(e.parallelism);
+  const partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
+  const partition::RankMapping mapping = partition::partition(graph, world.size(), e.simulation.partition);
+  timeline::TimelineContent content = report::timeline_content(report, e, layout, graph, mapping, selection);
+  content.config_yaml = yaml;
+  timeline::TimelineRows rows = report::timeline_rows(std::move(result.local), layout, graph,
+                                                      core::SimTime::from_seconds(result.step_time_s));
+  const timeline::TimelineWriteStats stats = timeline::write_timeline(world, e.output.dir, content, rows);
+  if (ctx.is_root() && !o.quiet)
+    std::fprintf(stderr, "preflight: wrote %s (%llu events, %.1f MB, %.2f s)\n", stats.path.c_str(),
+                 static_cast<unsigned long long>(stats.rows), static_cast<double>(stats.file_bytes) / 1e6,
+                 stats.wall_s);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandContext& ctx) {
+  auto options = std::make_shared<RunCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "simulate one training iteration: report and per-GPU timeline");
+  cmd->add_option("experiment", options->experiment, "experiment YAML file")->required();
+  cmd->add_option("--set", options->overrides, "override a configuration key: --set parallelism.tp=4 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--out", options->out_dir, "output directory (default: output.dir of the experiment)");
+  cmd->add_option("--report-json", options->report_json, "also write the JSON report to this file");
+  cmd->add_flag("--no-timeline", options->no_timeline, "do not write timeline.h5");
+  cmd->add_flag("--quiet", options->quiet, "no progress line on stderr");
+  cmd->callback([options, &ctx] { run_run(*options, ctx); });
+}
+
+}  // namespace pf::cli

@@ -1,0 +1,109 @@
+#include "io/report/report_json.h"
+
+#include <string>
+
+namespace pf::report {
+
+namespace {
+
+using nlohmann::ordered_json;
+using models::training::RunResult;
+
+constexpr double kMs = 1e3;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// a / b, or 0 where b is not positive: an empty run has no rate.
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+ordered_json memory_json(const models::memory::PlanSummary& m) {
+  return {{"parameters_gb", m.parameters_gb},
+          {"gradients_gb", m.gradients_gb},
+          {"optimizer_gb", m.optimizer_gb},
+          {"activations_gb", m.activations_gb},
+          {"comm_buffers_gb", m.comm_buffers_gb}};
+}
+
+ordered_json oom_json(const models::memory::PlanSummary& m) {
+  if (!m.oom) return nullptr;
+  return {{"capacity_gb", m.oom->capacity_gb}, {"required_gb", m.oom->required_gb}, {"excess_gb", m.oom->excess_gb}};
+}
+
+ordered_json longest_collective_json(const models::training::LongestCollective& c) {
+  if (c.kind.empty()) return nullptr;
+  return {{"kind", c.kind},   {"group", c.group}, {"bytes", c.bytes},          {"ms", c.seconds * kMs},
+          {"gpu", c.gpu},     {"layer", c.layer}, {"microbatch", c.microbatch}};
+}
+
+ordered_json bottlenecks_json(const RunResult& r) {
+  ordered_json top = ordered_json::array();
+  for (const auto& k : r.top_ops) top.push_back({{"kind", k.kind}, {"ms", k.seconds * kMs}, {"count", k.count}});
+  return {{"dominant_op_type", r.dominant_op_type},
+          {"top_ops_by_time", std::move(top)},
+          {"longest_collective", longest_collective_json(r.longest_collective)},
+          {"binding_pp_stage", r.binding_stage}};
+}
+
+ordered_json uncertainty_json(const models::training::Uncertainty& u) {
+  return {{"step_time_ms_low", u.low_s * kMs},
+          {"step_time_ms_high", u.high_s * kMs},
+          {"basis", u.basis},
+          {"calibrated_fraction", u.calibrated_fraction}};
+}
+
+ordered_json simulation_json(const models::training::SimulationFigures& s) {
+  return {{"ranks", s.ranks},
+          {"events", s.events},
+          {"wall_s", s.wall_s},
+          {"events_per_s", s.events_per_s},
+          {"lookahead_ns", s.lookahead_ns},
+          {"windows", s.windows},
+          {"null_messages", s.null_messages},
+          {"partition_cut_edges", s.partition_cut_edges},
+          {"imbalance", s.imbalance},
+          {"peak_rss_gb", static_cast<double>(s.peak_rss_bytes) / kGiB},
+          {"network", s.network},
+          {"sync", s.sync}};
+}
+
+// Both FLOP rates per GPU in TFLOP/s.
+double tflops_per_gpu(double flops, const RunResult& r) {
+  return ratio(ratio(flops, r.step_time_s), static_cast<double>(r.gpus)) / 1e12;
+}
+
+}  // namespace
+
+ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, std::string_view version,
+                         std::string_view config_sha256) {
+  const double model_tflops = tflops_per_gpu(r.model_flops, r);
+  const double hardware_tflops = tflops_per_gpu(r.hardware_flops, r);
+  ordered_json j;
+  j["step_time_ms"] = r.step_time_s * kMs;
+  j["forward_ms"] = r.forward_s * kMs;
+  j["backward_ms"] = r.backward_s * kMs;
+  j["optimizer_ms"] = r.optimizer_s * kMs;
+  j["collective_total_ms"] = r.collective_total_s * kMs;
+  j["collective_exposed_ms"] = r.collective_exposed_s * kMs;
+  j["tokens_per_s"] = ratio(r.tokens_per_iteration, r.step_time_s);
+  j["model_tflops_per_gpu"] = model_tflops;
+  j["hardware_tflops_per_gpu"] = hardware_tflops;
+  j["mfu"] = ratio(model_tflops, r.peak_tflops);
+  j["hfu"] = ratio(hardware_tflops, r.peak_tflops);
+  j["peak_memory_gb"] = r.memory.peak_memory_gb;
+  j["pp_stage_memory_gb"] = r.memory.pp_stage_memory_gb;
+  j["memory"] = memory_json(r.memory);
+  j["oom"] = oom_json(r.memory);
+  j["bottlenecks"] = bottlenecks_json(r);
+  j["uncertainty"] = uncertainty_json(r.uncertainty);
+  j["simulation"] = simulation_json(r.simulation);
+  j["config_sha256"] = std::string(config_sha256);
+  j["version"] = std::string(version);
+  // Extensions, after every SPEC key.
+  j["name"] = e.name;
+  j["gpus"] = r.gpus;
+  j["binding_gpu"] = r.binding_gpu;
+  j["p2p_wait_ms"] = r.p2p_wait_s * kMs;
+  j["bubble_ms"] = r.bubble_s * kMs;
+  return j;
+}
+
+}  // namespace pf::report

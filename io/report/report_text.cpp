@@ -1,0 +1,161 @@
+#include "io/report/report_text.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+namespace pf::report {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// printf into a std::string (the report is small; clarity over speed).
+[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, args);
+  va_end(args);
+  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
+  va_end(again);
+  return out;
+}
+
+// A number from the report; JSON null (a figure that does not exist) reads as 0.
+double num(const ordered_json& j, const char* key) {
+  const ordered_json& v = j.at(key);
+  return v.is_number() ? v.get<double>() : 0.0;
+}
+
+// Counts stay integers (a double would round above 2^53).
+long long integer(const ordered_json& j, const char* key) {
+  const ordered_json& v = j.at(key);
+  return v.is_number() ? v.get<long long>() : 0;
+}
+
+// A layer or micro-batch number; -1 (not tied to one) prints as "-".
+std::string position(const ordered_json& j, const char* key) {
+  const long long v = integer(j, key);
+  return v < 0 ? std::string("-") : std::to_string(v);
+}
+
+std::string ms(double v) { return format("%.3f ms", v); }
+
+// A row: label column, then the value.
+class Block {
+ public:
+  void heading(const std::string& text) { text_ += text + "\n"; }
+  void row(const char* label, const std::string& value) { text_ += format("  %-20s %s\n", label, value.c_str()); }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+};
+
+void headline(const ordered_json& r, Block& b) {
+  b.heading(format("preflight report: %s on %lld GPUs", r.value("name", std::string("experiment")).c_str(),
+                   integer(r, "gpus")));
+  b.row("step time", ms(num(r, "step_time_ms")));
+  b.row("tokens/s", format("%.0f", num(r, "tokens_per_s")));
+  b.row("MFU", format("%.1f %%   (HFU %.1f %%)", 100 * num(r, "mfu"), 100 * num(r, "hfu")));
+  b.row("TFLOP/s per GPU",
+        format("%.1f model, %.1f hardware", num(r, "model_tflops_per_gpu"), num(r, "hardware_tflops_per_gpu")));
+}
+
+void phases(const ordered_json& r, Block& b) {
+  const double step = num(r, "step_time_ms");
+  auto timed = [&](const char* label, double v, const char* note = "") {
+    b.row(label, format("%12.3f ms  %5.1f %%%s", v, step > 0 ? 100 * v / step : 0.0, note));
+  };
+  b.heading(format("phases (critical path of GPU %lld, pipeline stage %lld)",
+                   integer(r, "binding_gpu"),
+                   integer(r.at("bottlenecks"), "binding_pp_stage")));
+  timed("forward", num(r, "forward_ms"));
+  timed("backward", num(r, "backward_ms"));
+  timed("optimizer", num(r, "optimizer_ms"));
+  b.heading("communication and idle time");
+  timed("collectives", num(r, "collective_total_ms"), "  (total, overlapped or not)");
+  timed("exposed", num(r, "collective_exposed_ms"), "  (not overlapped with compute)");
+  const std::string p2p = format("  (p2p wait %.3f ms)", num(r, "p2p_wait_ms"));
+  timed("bubble", num(r, "bubble_ms"), p2p.c_str());
+}
+
+void memory(const ordered_json& r, Block& b) {
+  const ordered_json& m = r.at("memory");
+  b.heading("memory (GiB per GPU)");
+  std::string stages;
+  for (const auto& gb : r.at("pp_stage_memory_gb")) stages += format("%s%.2f", stages.empty() ? "" : " ", gb.get<double>());
+  b.row("per pipeline stage", stages);
+  b.row("heaviest stage",
+        format("%.2f = parameters %.2f + gradients %.2f + optimizer %.2f + activations %.2f + buffers %.2f",
+               num(r, "peak_memory_gb"), num(m, "parameters_gb"), num(m, "gradients_gb"), num(m, "optimizer_gb"),
+               num(m, "activations_gb"), m.contains("comm_buffers_gb") ? num(m, "comm_buffers_gb") : 0.0));
+  const ordered_json& oom = r.at("oom");
+  if (oom.is_null())
+    b.row("verdict", "fits");
+  else
+    b.row("verdict", format("OUT OF MEMORY: needs %.2f of %.2f GiB (%.2f over)", num(oom, "required_gb"),
+                            num(oom, "capacity_gb"), num(oom, "excess_gb")));
+}
+
+void bottlenecks(const ordered_json& r, Block& b) {
+  const ordered_json& bn = r.at("bottlenecks");
+  b.heading("bottlenecks (binding GPU)");
+  b.row("dominant op type", bn.at("dominant_op_type").get<std::string>());
+  const char* label = "top ops by time";
+  for (const auto& op : bn.at("top_ops_by_time")) {
+    b.row(label, format("%-28s %12.3f ms  x%lld", op.at("kind").get<std::string>().c_str(), num(op, "ms"),
+                        integer(op, "count")));
+    label = "";
+  }
+  const ordered_json& c = bn.at("longest_collective");
+  if (c.is_null()) {
+    b.row("longest collective", "none");
+    return;
+  }
+  b.row("longest collective",
+        format("%s on %s: %.3f ms, %.1f MiB (gpu %lld, layer %s, microbatch %s)",
+               c.at("kind").get<std::string>().c_str(), c.at("group").get<std::string>().c_str(), num(c, "ms"),
+               num(c, "bytes") / (1024.0 * 1024.0), integer(c, "gpu"), position(c, "layer").c_str(),
+               position(c, "microbatch").c_str()));
+}
+
+void uncertainty(const ordered_json& r, Block& b) {
+  const ordered_json& u = r.at("uncertainty");
+  b.heading("uncertainty (cost-model confidence)");
+  b.row("step time range", format("%.3f .. %.3f ms  (basis %s, %.1f %% of compute calibrated)",
+                                  num(u, "step_time_ms_low"), num(u, "step_time_ms_high"),
+                                  u.at("basis").get<std::string>().c_str(), 100 * num(u, "calibrated_fraction")));
+}
+
+void simulation(const ordered_json& r, Block& b) {
+  const ordered_json& s = r.at("simulation");
+  b.heading("simulation");
+  b.row("events", format("%lld on %lld ranks in %.3f s (%.4g events/s)", integer(s, "events"), integer(s, "ranks"), num(s, "wall_s"), num(s, "events_per_s")));
+  b.row("synchronisation", format("%s, lookahead %.1f ns, %lld windows, %lld null messages",
+                                  s.value("sync", std::string("?")).c_str(), num(s, "lookahead_ns"),
+                                  integer(s, "windows"), integer(s, "null_messages")));
+  b.row("partition", format("%lld cut edges, imbalance %.3f", integer(s, "partition_cut_edges"), num(s, "imbalance")));
+  b.row("network", s.value("network", std::string("?")));
+  if (s.contains("peak_rss_gb")) b.row("peak RSS", format("%.2f GiB (largest rank)", num(s, "peak_rss_gb")));
+  b.row("config sha256", r.at("config_sha256").get<std::string>());
+  b.row("version", r.at("version").get<std::string>());
+}
+
+}  // namespace
+
+std::string report_text(const ordered_json& report) {
+  Block b;
+  headline(report, b);
+  phases(report, b);
+  memory(report, b);
+  bottlenecks(report, b);
+  uncertainty(report, b);
+  simulation(report, b);
+  return b.take();
+}
+
+}  // namespace pf::report

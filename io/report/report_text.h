@@ -1,0 +1,20 @@
+// The human-readable report that rank 0 prints after `preflight run`: a
+// compact aligned block with the headline figures, the phase breakdown as a
+// share of the step, communication, bubble, memory and OOM verdict,
+// bottlenecks, the uncertainty band and the simulation's own figures.
+//
+// It is rendered from report_json()'s output, never from the RunResult, so the
+// printed numbers and the JSON file cannot disagree. Formats: times "%.3f ms",
+// memory "%.2f" GiB, MFU/HFU and shares "%.1f %%", TFLOP/s "%.1f", tokens/s
+// "%.0f".
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace pf::report {
+
+// Throws nlohmann::json::exception when a SPEC section 4 key is missing.
+std::string report_text(const nlohmann::ordered_json& report);
+
+}  // namespace pf::report

@@ -1,0 +1,116 @@
+// One GPU running its program: the op stream of models/workload executed on a
+// compute stream and communication streams, as a CUDA device driven by
+// PyTorch runs it.
+//
+// Issue. The program is read lazily, in issue order, the way the host runs
+// ahead of the device: ops are pulled until two compute kernels are queued
+// and not yet started (or the program ends). Communication issued in between
+// is thereby posted as soon as its place in the program is reached, which is
+// what lets DP buckets, ZeRO prefetches, CP exchanges and pipeline receives
+// overlap the compute that follows them.
+//
+// Start rules (op.h's contract):
+//  - compute: one kernel at a time, in issue order, once its dependencies are done;
+//    while a collective is under way on this GPU it runs `overlap_slowdown`
+//    times longer (communication kernels take SMs and memory bandwidth);
+//  - collectives: in issue order within their group (one NCCL communicator per
+//    group, one collective at a time), once their dependencies are done;
+//    collectives of different groups run side by side;
+//  - pipeline sends once their dependencies are done; receives are posted at
+//    issue and complete when the data has arrived.
+// Every communication op ends `communication_overhead_us` after the network
+// delivered its last byte (NCCL launch and proxy handshake).
+//
+// Memory: ~100 bytes per op in flight (a few dozen at most) plus the program
+// cursor; totals per GPU are a few hundred bytes plus one counter per op kind.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/engine.h"
+#include "models/collective/collective_engine.h"
+#include "models/compute/cost_estimate.h"
+#include "models/training/gpu_stats.h"
+#include "models/training/op_pricing.h"
+#include "models/training/run_result.h"
+#include "models/training/time_accounting.h"
+#include "models/workload/gpu_program.h"
+
+namespace pf::models::training {
+
+// Event kinds of the training model (the 0x03xx block; the network uses
+// 0x01xx and the collective layer 0x02xx).
+inline constexpr core::EventKind kGpuStart = 0x0300;
+inline constexpr core::EventKind kComputeDone = 0x0301;
+inline constexpr core::EventKind kCommDone = 0x0302;
+
+struct OpDone {
+  std::uint32_t op = 0;  // the op's id in its GPU's program
+};
+
+// What every GPU of a rank shares while executing.
+class ServerCollectives;
+
+struct ExecutionShared {
+  collective::CollectiveEngine* collectives = nullptr;
+  ServerCollectives* server = nullptr;  // closed-form collectives inside a server; null: all through the network
+  const OpPricer* pricer = nullptr;
+  // Dense collective-layer group index of a workload group; kNoGroup for
+  // groups of one GPU (their collectives complete at once).
+  std::vector<std::uint32_t> group_base;  // per GroupKind
+  std::vector<int> group_size;            // per GroupKind
+  double overlap_slowdown = 1.0;
+  core::SimTime comm_overhead;
+  std::vector<ExecutedOp>* records = nullptr;  // this rank's timeline rows
+};
+
+class GpuExecutor {
+ public:
+  GpuExecutor(const workload::WorkloadPlan& plan, int gpu, bool record);
+
+  // Pull, start and complete whatever can proceed at engine.now().
+  void drive(core::Engine& engine, ExecutionShared& shared);
+  void on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  // A communication op's network part finished (collective layer completion).
+  void on_comm_delivered(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  void on_comm_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+
+  int gpu() const { return program_.gpu(); }
+  bool finished() const { return exhausted_ && pending_.empty(); }
+  // Why an unfinished GPU is stuck (for the deadlock error).
+  std::string stuck_description() const;
+
+  const GpuStats& stats() const { return stats_; }
+  const TimeAccounting& time() const { return time_; }
+
+ private:
+  struct PendingOp {
+    workload::Op op;
+    bool started = false;
+    std::uint8_t waiting = 0;   // dependencies not yet done
+    core::SimTime start;
+    CostEstimate cost;          // compute ops
+  };
+
+  bool pull_ops(const OpPricer& pricer);
+  bool start_ready(core::Engine& engine, ExecutionShared& shared);
+  void start_compute(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
+  void start_comm(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
+  void complete(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  std::size_t find(std::uint32_t op) const;
+
+  workload::GpuProgram program_;
+  bool record_;
+  bool exhausted_ = false;
+  bool computing_ = false;
+  int unstarted_compute_ = 0;
+  std::uint32_t busy_groups_ = 0;  // bit per GroupKind: a collective of that group is under way
+  std::vector<PendingOp> pending_;  // issue order
+  std::vector<std::uint32_t> immediate_;  // completed while starting (no event needed)
+  TimeAccounting time_;
+  GpuStats stats_;
+};
+
+}  // namespace pf::models::training

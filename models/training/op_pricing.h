@@ -1,0 +1,30 @@
+// Prices a workload op on one GPU: turns the generator's op (kind, shape,
+// FLOPs, bytes) into the compute cost model's kernel description and asks the
+// cost model how long it runs and how sure it is. The cost model memoises by
+// kernel, so pricing every op of every micro-batch costs a hash lookup.
+#pragma once
+
+#include "models/compute/cost_model.h"
+#include "models/spec/experiment_spec.h"
+#include "models/workload/op.h"
+
+namespace pf::models::training {
+
+class OpPricer {
+ public:
+  explicit OpPricer(const ExperimentSpec& experiment);
+
+  // The kernel the cost model sees for a compute-stream op.
+  ComputeOp kernel(const workload::Op& op) const;
+  // Duration and confidence of a compute-stream op.
+  CostEstimate price(const workload::Op& op) const { return cost_.estimate(kernel(op)); }
+
+  const CostModel& cost_model() const { return cost_; }
+
+ private:
+  CostModel cost_;
+  Dtype dtype_;
+  NormKind norm_;
+};
+
+}  // namespace pf::models::training

@@ -1,0 +1,54 @@
+#include "models/training/server_collective.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "models/training/gpu_executor.h"
+
+namespace pf::models::training {
+
+ServerCollectives::ServerCollectives(const collective::GroupTable& table)
+    : table_(table), servers_(table.size(), 0), waiting_(table.size()) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto& g = table.group(static_cast<collective::GroupIndex>(i));
+    const auto& links = table.links(static_cast<collective::GroupIndex>(i));
+    servers_[i] = g.nodes() == 1 && g.size() > 1 && links.intra_Bps > 0 ? 1 : 0;
+  }
+}
+
+double ServerCollectives::duration_s(std::uint32_t group, workload::Collective op, std::uint64_t bytes) const {
+  const auto& links = table_.links(group);
+  const double n = table_.group(group).size();
+  const double s = static_cast<double>(bytes), b = links.intra_Bps, a = links.intra_latency_s;
+  switch (op) {
+    case workload::Collective::all_reduce: return 2 * (n - 1) / n * s / b + 2 * (n - 1) * a;
+    case workload::Collective::all_gather:
+    case workload::Collective::reduce_scatter: return (n - 1) / n * s / b + (n - 1) * a;
+    case workload::Collective::all_to_all: return (n - 1) / n * s / b + a;
+    case workload::Collective::ring_exchange: return s / b + a;
+    default: break;
+  }
+  throw SimulationError("training: no closed form for this collective inside a server");
+}
+
+void ServerCollectives::arrive(core::Engine& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
+                               std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead,
+                               core::EventKind done_kind) {
+  Waiting& w = waiting_[group];
+  if (w.members.empty()) w.seq = seq;
+  if (w.seq != seq)
+    throw SimulationError("training: GPU " + std::to_string(gpu) + " joined collective " + std::to_string(seq) +
+                          " of group " + std::to_string(group) + " while collective " + std::to_string(w.seq) +
+                          " is still gathering its members");
+  w.members.emplace_back(gpu, op_id);
+  if (static_cast<int>(w.members.size()) < table_.group(group).size()) return;
+  const core::SimTime done = engine.now() + core::SimTime::from_seconds(duration_s(group, op, bytes)) + overhead;
+  for (const auto& [member, id] : w.members) {
+    if (!engine.is_local(static_cast<core::LpId>(member)))
+      throw SimulationError("training: server group " + std::to_string(group) + " is split across MPI ranks");
+    engine.send(done, static_cast<core::LpId>(member), done_kind, OpDone{id});
+  }
+  w.members.clear();
+}
+
+}  // namespace pf::models::training

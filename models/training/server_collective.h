@@ -1,0 +1,53 @@
+// Collectives of groups that live inside one server, in closed form.
+//
+// Inside a server every GPU reaches the NVSwitch over its own NVLink port and
+// the switch does not block, so a collective of a group that fits a server is
+// limited by the members' ports alone: its time from the moment the last
+// member joins is the ring's (all-reduce 2(n-1)/n S/B + 2(n-1) a, all-gather
+// and reduce-scatter (n-1)/n S/B + (n-1) a), the direct exchange's
+// (all-to-all (n-1)/n S/B + a) or one message's (ring exchange S/B + a), with
+// B the NVLink bandwidth per direction and a the GPU-switch-GPU latency. That
+// is what the message-by-message simulation of the same ring gives when the
+// ports carry nothing else (tests/mpi/training checks the two agree), at two
+// events per member instead of ~3 per ring step.
+//
+// The members of such a group are always simulated by one MPI rank (the
+// partitioner never splits a server), so their rendezvous is plain shared
+// state on that rank, touched in the engine's deterministic event order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/engine.h"
+#include "models/collective/group_table.h"
+#include "models/workload/op.h"
+
+namespace pf::models::training {
+
+class ServerCollectives {
+ public:
+  // Marks which dense groups of `table` lie inside one server.
+  explicit ServerCollectives(const collective::GroupTable& table);
+
+  bool handles(std::uint32_t group) const { return servers_[group] != 0; }
+  // Predicted duration from the last member's arrival, seconds.
+  double duration_s(std::uint32_t group, workload::Collective op, std::uint64_t bytes) const;
+
+  // Member `gpu` joins collective `seq` of `group` with its op `op_id`. When
+  // the last member joins, every member gets `done_kind` (payload: its op id)
+  // at now + duration + overhead.
+  void arrive(core::Engine& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
+              std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead, core::EventKind done_kind);
+
+ private:
+  struct Waiting {
+    std::uint32_t seq = 0;
+    std::vector<std::pair<int, std::uint32_t>> members;  // (gpu, op id) joined so far
+  };
+  const collective::GroupTable& table_;
+  std::vector<std::uint8_t> servers_;  // per dense group: 1 when it lies inside one server
+  std::vector<Waiting> waiting_;       // per dense group
+};
+
+}  // namespace pf::models::training

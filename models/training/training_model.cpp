@@ -1,0 +1,56 @@
+#include "models/training/training_model.h"
+
+#include <string>
+
+namespace pf::models::training {
+
+TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared, const workload::WorkloadPlan& plan,
+                             const std::vector<int>& local_gpus, const std::vector<bool>& record, int gpu_count)
+    : net_(net), shared_(std::move(shared)), slot_(static_cast<std::size_t>(gpu_count), -1) {
+  gpus_.reserve(local_gpus.size());
+  for (int g : local_gpus) {
+    slot_[static_cast<std::size_t>(g)] = static_cast<std::int32_t>(gpus_.size());
+    gpus_.emplace_back(plan, g, record[static_cast<std::size_t>(g)]);
+  }
+  unfinished_ = gpus_.size();
+  shared_.records = &records_;
+}
+
+void TrainingModel::seed(core::Engine& engine) {
+  for (const GpuExecutor& g : gpus_)
+    engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), kGpuStart, core::NoPayload{});
+}
+
+void TrainingModel::note_finished(const GpuExecutor& gpu, bool was_finished) {
+  if (!was_finished && gpu.finished()) --unfinished_;
+}
+
+void TrainingModel::delivered(core::Engine& engine, const collective::Completion& c) {
+  if (!c.done) return;
+  GpuExecutor& g = executor(static_cast<core::LpId>(c.gpu));
+  const bool was = g.finished();
+  g.on_comm_delivered(engine, shared_, static_cast<std::uint32_t>(c.cookie));
+  note_finished(g, was);
+}
+
+void TrainingModel::on_event(core::Engine& engine, const core::Event& event) {
+  switch (event.kind) {
+    case network::kChunkArrival: net_.forward(engine, event); return;
+    case network::kDelivery:
+      delivered(engine, shared_.collectives->on_delivery(engine, network::Network::delivery(event)));
+      return;
+    case collective::kPortFree: delivered(engine, shared_.collectives->on_port_free(engine, event)); return;
+    default: break;
+  }
+  GpuExecutor& g = executor(event.dst);
+  const bool was = g.finished();
+  switch (event.kind) {
+    case kGpuStart: g.drive(engine, shared_); break;
+    case kComputeDone: g.on_compute_done(engine, shared_, event.as<OpDone>().op); break;
+    case kCommDone: g.on_comm_done(engine, shared_, event.as<OpDone>().op); break;
+    default: engine.fail("training: unknown event kind " + std::to_string(event.kind)); return;
+  }
+  note_finished(g, was);
+}
+
+}  // namespace pf::models::training

@@ -1,0 +1,47 @@
+// The LP model of a training iteration: the cluster graph's vertices are the
+// LPs (GPU g is LP g); GPU LPs run their programs (gpu_executor.h), every
+// other vertex forwards network chunks. The engine calls on_event for every
+// event of this rank's LPs and finished() to learn when this rank's GPUs are
+// all done (the end of the iteration is not known in advance).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/engine.h"
+#include "models/collective/collective_engine.h"
+#include "models/network/network.h"
+#include "models/training/gpu_executor.h"
+
+namespace pf::models::training {
+
+class TrainingModel {
+ public:
+  // `local_gpus`: the GPUs this rank simulates, ascending; `record(gpu)`:
+  // whether a GPU's ops become timeline rows.
+  TrainingModel(network::Network& net, ExecutionShared shared, const workload::WorkloadPlan& plan,
+                const std::vector<int>& local_gpus, const std::vector<bool>& record, int gpu_count);
+
+  // Schedules every local GPU's start at time zero.
+  void seed(core::Engine& engine);
+  void on_event(core::Engine& engine, const core::Event& event);
+  bool finished() const { return unfinished_ == 0; }
+
+  const std::vector<GpuExecutor>& gpus() const { return gpus_; }
+  std::vector<ExecutedOp>& records() { return records_; }
+
+ private:
+  GpuExecutor& executor(core::LpId lp) { return gpus_[static_cast<std::size_t>(slot_[lp])]; }
+  void delivered(core::Engine& engine, const collective::Completion& c);
+  void note_finished(const GpuExecutor& gpu, bool was_finished);
+
+  network::Network& net_;
+  ExecutionShared shared_;
+  std::vector<GpuExecutor> gpus_;
+  std::vector<std::int32_t> slot_;  // gpu -> index in gpus_, -1 when another rank owns it
+  std::vector<ExecutedOp> records_;
+  std::size_t unfinished_ = 0;
+};
+
+}  // namespace pf::models::training
