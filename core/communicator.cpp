@@ -1,7 +1,9 @@
 #include "core/communicator.h"
 
 #include <cstdlib>
+#include <string>
 
+#include "core/error.h"
 #include "core/mpi_handle.h"
 
 namespace pf::core {
@@ -76,6 +78,22 @@ std::vector<std::string> Communicator::all_gather(const std::string& value) cons
   for (std::size_t i = 0; i < lengths.size(); ++i)
     out.push_back(joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
   return out;
+}
+
+Communicator Communicator::split(int color, int key) const {
+  if (color < 0) throw SimulationError("Communicator::split: color must be >= 0, found " + std::to_string(color));
+  MPI_Comm out = MPI_COMM_NULL;
+  if (MPI_Comm_split(handle_->comm, color, key, &out) != MPI_SUCCESS)
+    throw SimulationError("MPI_Comm_split failed (color " + std::to_string(color) + ")");
+  // Unlike world/self, this communicator is ours to free, unless MPI is already gone.
+  auto release = [](const Handle* h) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    MPI_Comm comm = h->comm;
+    if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    delete h;
+  };
+  return Communicator(std::shared_ptr<const Handle>(new Handle{out}, release));
 }
 
 }  // namespace pf::core

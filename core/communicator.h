@@ -39,6 +39,9 @@ class Communicator {
   void barrier() const;
   // Every rank's string, in rank order, on every rank.
   std::vector<std::string> all_gather(const std::string& value) const;
+  // MPI_Comm_split (collective): ranks with the same color (>= 0) form one
+  // communicator, ordered by key then by rank here. Freed with its last copy.
+  Communicator split(int color, int key) const;
 
  private:
   explicit Communicator(std::shared_ptr<const Handle> handle);

@@ -18,6 +18,7 @@
 #include "io/report/report_text.h"
 #include "io/report/sha256.h"
 #include "io/report/timeline_export.h"
+#include "io/simai/simai_reader.h"
 #include "io/timeline/gpu_selection.h"
 #include "io/timeline/timeline_writer.h"
 #include "models/training/training_run.h"
@@ -53,22 +54,28 @@ void write_text_file(const std::string& path, const std::string& text, const cha
   if (ec) throw ConfigError(std::string(what) + ": cannot write " + path + " (" + ec.message() + ")");
 }
 
-timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e) {
+timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e, const models::ParallelismSpec& par) {
   return timeline::select_timeline_gpus(e.output.timeline_gpus, static_cast<std::uint32_t>(e.gpu_count()),
-                                        models::training::first_replica_gpus(e));
+                                        models::training::first_replica_gpus(par));
+}
+
+// The built-in generator on the experiment's model, or the SimAI/AICB file it names.
+models::training::TrainingWorkload training_workload(const models::ExperimentSpec& e) {
+  if (e.simai_workload.empty()) return models::training::built_in_workload(e);
+  auto file = std::make_shared<const models::workload::SimaiWorkload>(io::read_simai_file(e.simai_workload));
+  return models::training::simai_workload(std::move(file), e.gpu_count());
 }
 
 void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   const config::ConfigNode tree = config::load_experiment_tree(o.experiment, o.overrides);
   models::ExperimentSpec e = config::parse_experiment(tree);
-  if (!e.simai_workload.empty())
-    throw ConfigError(o.experiment + ": workload.simai is not supported by `run` yet");
   if (!o.out_dir.empty()) e.output.dir = o.out_dir;
   const bool timeline_on = e.output.timeline && !o.no_timeline;
   const std::string yaml = config::merged_yaml(tree);
   const core::Communicator world = core::Communicator::world();
 
-  const timeline::GpuSelection selection = timeline_selection(e);
+  const models::training::TrainingWorkload work = training_workload(e);
+  const timeline::GpuSelection selection = timeline_selection(e, work.parallelism);
   models::training::RunOptions options;
   if (timeline_on) {
     options.record.assign(static_cast<std::size_t>(e.gpu_count()), false);
@@ -77,7 +84,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   ProgressLine progress(progress_wanted(ctx.is_root(), o.quiet), core::SimTime::infinity(), ctx.ranks);
   if (progress.enabled()) options.progress = progress.callback();
 
-  models::training::RunResult result = models::training::run_training(e, world, options);
+  models::training::RunResult result = models::training::run_training(e, work, world, options);
   progress.finish();
 
   const nlohmann::ordered_json report =
@@ -92,7 +99,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   }
   if (!timeline_on) return;
 
-  const models::workload::RankLayout layout(e.parallelism);
+  const models::workload::RankLayout layout(work.parallelism);
   const partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
   const partition::RankMapping mapping = partition::partition(graph, world.size(), e.simulation.partition);
   timeline::TimelineContent content = report::timeline_content(report, e, layout, graph, mapping, selection);

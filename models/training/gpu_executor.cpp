@@ -34,8 +34,7 @@ std::uint32_t group_bit(workload::GroupId g) { return 1u << static_cast<unsigned
 
 }  // namespace
 
-GpuExecutor::GpuExecutor(const workload::WorkloadPlan& plan, int gpu, bool record)
-    : program_(plan, gpu), record_(record) {
+GpuExecutor::GpuExecutor(ProgramSource program, bool record) : program_(std::move(program)), record_(record) {
   pending_.reserve(32);
   immediate_.reserve(4);
 }

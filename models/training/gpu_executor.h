@@ -36,7 +36,7 @@
 #include "models/training/op_pricing.h"
 #include "models/training/run_result.h"
 #include "models/training/time_accounting.h"
-#include "models/workload/gpu_program.h"
+#include "models/training/program_source.h"
 
 namespace pf::models::training {
 
@@ -68,7 +68,7 @@ struct ExecutionShared {
 
 class GpuExecutor {
  public:
-  GpuExecutor(const workload::WorkloadPlan& plan, int gpu, bool record);
+  GpuExecutor(ProgramSource program, bool record);
 
   // Pull, start and complete whatever can proceed at engine.now().
   void drive(core::Engine& engine, ExecutionShared& shared);
@@ -101,7 +101,7 @@ class GpuExecutor {
   void complete(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
   std::size_t find(std::uint32_t op) const;
 
-  workload::GpuProgram program_;
+  ProgramSource program_;
   bool record_;
   bool exhausted_ = false;
   bool computing_ = false;

@@ -16,8 +16,12 @@ class OpPricer {
 
   // The kernel the cost model sees for a compute-stream op.
   ComputeOp kernel(const workload::Op& op) const;
-  // Duration and confidence of a compute-stream op.
-  CostEstimate price(const workload::Op& op) const { return cost_.estimate(kernel(op)); }
+  // Duration and confidence of a compute-stream op (an imported op's measured
+  // duration is taken as it is: basis calibrated, no uncertainty).
+  CostEstimate price(const workload::Op& op) const {
+    if (op.seconds >= 0) return CostEstimate{op.seconds, CostBasis::calibrated, 0, 0};
+    return cost_.estimate(kernel(op));
+  }
 
   const CostModel& cost_model() const { return cost_; }
 

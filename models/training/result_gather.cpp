@@ -140,7 +140,7 @@ void fill_uncertainty(RunResult& r, const BindingFigures& f) {
   if (seen == 0) r.uncertainty.basis = "none";
 }
 
-void fill_local(RunResult& r, const workload::WorkloadPlan& plan, const memory::PlanSummary& memory,
+void fill_local(RunResult& r, const workload::RankLayout& layout, const memory::PlanSummary& memory,
                 const partition::ClusterGraph& graph, const partition::RankMapping& mapping, int rank,
                 TrainingModel& model, const network::Network& net) {
   for (const GpuExecutor& g : model.gpus()) {
@@ -151,7 +151,7 @@ void fill_local(RunResult& r, const workload::WorkloadPlan& plan, const memory::
     t.comm_ps = g.time().comm_ps();
     t.p2p_wait_ps = g.time().p2p_wait_ps();
     t.end_ps = g.stats().end_ps;
-    const auto stage = static_cast<std::size_t>(plan.layout().coords(g.gpu()).pp);
+    const auto stage = static_cast<std::size_t>(layout.coords(g.gpu()).pp);
     if (stage < memory.pp_stage_memory_gb.size())
       t.peak_memory_bytes = static_cast<std::uint64_t>(memory.pp_stage_memory_gb[stage] * 1073741824.0);
     r.local.gpus.push_back(t);
@@ -201,7 +201,7 @@ void check_all_finished(const core::Communicator& comm, const TrainingModel& mod
     throw SimulationError("training: the iteration deadlocked, GPUs never finished their programs: " + all);
 }
 
-RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e, const workload::WorkloadPlan& plan,
+RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e, const workload::RankLayout& layout,
                          const memory::PlanSummary& memory, const partition::ClusterGraph& graph,
                          const partition::RankMapping& mapping, const core::Engine& engine, TrainingModel& model,
                          const network::Network& net) {
@@ -213,7 +213,7 @@ RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e
   for (const GpuExecutor& g : model.gpus())
     if (g.stats().end_ps == step_ps) first = std::min<std::int64_t>(first, g.gpu());
   r.binding_gpu = static_cast<std::uint32_t>(comm.min(first));
-  r.binding_stage = plan.layout().coords(static_cast<int>(r.binding_gpu)).pp;
+  r.binding_stage = layout.coords(static_cast<int>(r.binding_gpu)).pp;
   r.step_time_s = static_cast<double>(step_ps) * 1e-12;
 
   const BindingFigures f = binding_figures(comm, model, r.binding_gpu);
@@ -230,14 +230,14 @@ RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e
   r.hardware_flops = memory.hardware_flops;
   const auto peak = e.hardware.gpu.peak_tflops.find(e.training.dtype);
   r.peak_tflops = peak == e.hardware.gpu.peak_tflops.end() ? 0 : peak->second;
-  r.gpus = plan.world_size();
+  r.gpus = layout.world_size();
   r.memory = memory;
 
   fill_bottlenecks(r, f);
   r.longest_collective = longest_collective(comm, model);
   fill_uncertainty(r, f);
   fill_simulation(r, comm, mapping, engine, e.simulation);
-  fill_local(r, plan, memory, graph, mapping, comm.rank(), model, net);
+  fill_local(r, layout, memory, graph, mapping, comm.rank(), model, net);
   return r;
 }
 

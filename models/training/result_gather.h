@@ -10,7 +10,7 @@
 #include "models/network/network.h"
 #include "models/training/run_result.h"
 #include "models/training/training_model.h"
-#include "models/workload/workload_plan.h"
+#include "models/workload/rank_layout.h"
 #include "partition/partition.h"
 
 namespace pf::models::training {
@@ -19,7 +19,7 @@ namespace pf::models::training {
 // program (a deadlock), naming up to 8 stuck GPUs and their ops.
 void check_all_finished(const core::Communicator& comm, const TrainingModel& model);
 
-RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e, const workload::WorkloadPlan& plan,
+RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e, const workload::RankLayout& layout,
                          const memory::PlanSummary& memory, const partition::ClusterGraph& graph,
                          const partition::RankMapping& mapping, const core::Engine& engine, TrainingModel& model,
                          const network::Network& net);

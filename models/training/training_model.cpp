@@ -4,13 +4,14 @@
 
 namespace pf::models::training {
 
-TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared, const workload::WorkloadPlan& plan,
-                             const std::vector<int>& local_gpus, const std::vector<bool>& record, int gpu_count)
+TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared,
+                             const std::function<ProgramSource(int gpu)>& program, const std::vector<int>& local_gpus,
+                             const std::vector<bool>& record, int gpu_count)
     : net_(net), shared_(std::move(shared)), slot_(static_cast<std::size_t>(gpu_count), -1) {
   gpus_.reserve(local_gpus.size());
   for (int g : local_gpus) {
     slot_[static_cast<std::size_t>(g)] = static_cast<std::int32_t>(gpus_.size());
-    gpus_.emplace_back(plan, g, record[static_cast<std::size_t>(g)]);
+    gpus_.emplace_back(program(g), record[static_cast<std::size_t>(g)]);
   }
   unfinished_ = gpus_.size();
   shared_.records = &records_;

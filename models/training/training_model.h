@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -20,8 +21,9 @@ class TrainingModel {
  public:
   // `local_gpus`: the GPUs this rank simulates, ascending; `record(gpu)`:
   // whether a GPU's ops become timeline rows.
-  TrainingModel(network::Network& net, ExecutionShared shared, const workload::WorkloadPlan& plan,
-                const std::vector<int>& local_gpus, const std::vector<bool>& record, int gpu_count);
+  TrainingModel(network::Network& net, ExecutionShared shared,
+                const std::function<ProgramSource(int gpu)>& program, const std::vector<int>& local_gpus,
+                const std::vector<bool>& record, int gpu_count);
 
   // Schedules every local GPU's start at time zero.
   void seed(core::Engine& engine);

@@ -59,26 +59,54 @@ core::EngineConfig engine_config(const partition::ClusterGraph& graph, const par
 
 }  // namespace
 
-std::vector<std::uint32_t> first_replica_gpus(const ExperimentSpec& e) {
-  const workload::RankLayout layout(e.parallelism);
+std::vector<std::uint32_t> first_replica_gpus(const ParallelismSpec& parallelism) {
+  const workload::RankLayout layout(parallelism);
   std::vector<std::uint32_t> out;
   for (int g = 0; g < layout.world_size(); ++g)
     if (layout.coords(g).dp == 0) out.push_back(static_cast<std::uint32_t>(g));
   return out;
 }
 
+TrainingWorkload built_in_workload(const ExperimentSpec& e) {
+  auto plan = std::make_shared<const workload::WorkloadPlan>(e);
+  TrainingWorkload w;
+  w.parallelism = e.parallelism;
+  w.memory = memory::summarize_plan(e);
+  w.program = [p = plan.get()](int gpu) { return ProgramSource(workload::GpuProgram(*p, gpu)); };
+  w.keep_alive = plan;
+  return w;
+}
+
+TrainingWorkload simai_workload(std::shared_ptr<const workload::SimaiWorkload> file, int gpus) {
+  struct Held {
+    std::shared_ptr<const workload::SimaiWorkload> file;
+    workload::RankLayout layout;
+  };
+  TrainingWorkload w;
+  w.parallelism = workload::simai_parallelism(*file, gpus);
+  auto held = std::make_shared<const Held>(Held{file, workload::RankLayout(w.parallelism)});
+  w.program = [h = held.get()](int gpu) { return ProgramSource(workload::SimaiProgram(*h->file, h->layout, gpu)); };
+  w.keep_alive = held;
+  return w;
+}
+
 RunResult run_training(const ExperimentSpec& e, const core::Communicator& comm, const RunOptions& options) {
-  const workload::WorkloadPlan plan(e);
-  const memory::PlanSummary memory = memory::summarize_plan(e);
+  return run_training(e, built_in_workload(e), comm, options);
+}
+
+RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, const core::Communicator& comm,
+                       const RunOptions& options) {
+  const workload::RankLayout layout(work.parallelism);
+  const memory::PlanSummary& memory = work.memory;
   const partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
-  if (graph.gpu_count() != plan.world_size())
-    throw ConfigError("parallelism: tp*pp*dp*cp = " + std::to_string(plan.world_size()) + " GPUs, topology has " +
+  if (graph.gpu_count() != layout.world_size())
+    throw ConfigError("parallelism: tp*pp*dp*cp = " + std::to_string(layout.world_size()) + " GPUs, topology has " +
                       std::to_string(graph.gpu_count()));
   const partition::RankMapping mapping = partition::partition(graph, comm.size(), e.simulation.partition);
 
   ExecutionShared shared;
   collective::GroupTable groups(graph);
-  register_groups(plan.layout(), groups, shared);
+  register_groups(layout, groups, shared);
   network::Network net(graph, network::network_config(e.simulation));
   collective::CollectiveConfig coll_config;
   coll_config.pipeline_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(1, e.simulation.chunk_bytes));
@@ -93,14 +121,14 @@ RunResult run_training(const ExperimentSpec& e, const core::Communicator& comm, 
 
   core::Engine engine(comm, mapping.vertex_rank, engine_config(graph, mapping, e.simulation, options));
   std::vector<bool> record = options.record;
-  record.resize(static_cast<std::size_t>(plan.world_size()), false);
-  TrainingModel model(net, std::move(shared), plan, local_gpus(mapping, comm.rank(), plan.world_size()), record,
-                      plan.world_size());
+  record.resize(static_cast<std::size_t>(layout.world_size()), false);
+  TrainingModel model(net, std::move(shared), work.program, local_gpus(mapping, comm.rank(), layout.world_size()),
+                      record, layout.world_size());
   model.seed(engine);
   engine.run(model);
 
   check_all_finished(comm, model);
-  return gather_results(comm, e, plan, memory, graph, mapping, engine, model, net);
+  return gather_results(comm, e, layout, memory, graph, mapping, engine, model, net);
 }
 
 }  // namespace pf::models::training

@@ -13,12 +13,16 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/communicator.h"
 #include "core/sim_time.h"
+#include "models/memory/plan_summary.h"
 #include "models/spec/experiment_spec.h"
+#include "models/training/program_source.h"
 #include "models/training/run_result.h"
+#include "models/workload/simai_workload.h"
 
 namespace pf::models::training {
 
@@ -28,10 +32,29 @@ struct RunOptions {
   std::function<void(core::SimTime, std::uint64_t)> progress;
 };
 
+// What the GPUs run: the rank layout, each GPU's program, and what is known
+// about memory and FLOPs (nothing for imported workloads).
+struct TrainingWorkload {
+  ParallelismSpec parallelism;
+  std::function<ProgramSource(int gpu)> program;
+  memory::PlanSummary memory;  // zeros when unknown
+  std::shared_ptr<const void> keep_alive;  // what `program` refers to
+};
+
+// The built-in generator on the experiment's model (throws pf::ConfigError
+// for a split the model cannot take).
+TrainingWorkload built_in_workload(const ExperimentSpec& experiment);
+// An imported SimAI/AICB workload on the experiment's cluster (its parallel
+// layout from the file's header; throws pf::ConfigError when it does not fit).
+TrainingWorkload simai_workload(std::shared_ptr<const workload::SimaiWorkload> file, int gpus);
+
+RunResult run_training(const ExperimentSpec& experiment, const TrainingWorkload& workload,
+                       const core::Communicator& comm, const RunOptions& options);
+// The built-in workload of the experiment.
 RunResult run_training(const ExperimentSpec& experiment, const core::Communicator& comm, const RunOptions& options);
 
 // The TP x PP x CP GPUs of data-parallel replica 0, ascending (the timeline's
 // `first_replica` selection).
-std::vector<std::uint32_t> first_replica_gpus(const ExperimentSpec& experiment);
+std::vector<std::uint32_t> first_replica_gpus(const ParallelismSpec& parallelism);
 
 }  // namespace pf::models::training

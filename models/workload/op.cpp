@@ -75,8 +75,16 @@ constexpr std::array<KindInfo, kOpKindCount> kKinds = {{
     comm("embedding_grad_all_reduce", Collective::all_reduce),
     {"pp_send", OpClass::p2p, Collective::send},
     {"pp_recv", OpClass::p2p, Collective::recv},
+    compute("imported_fwd", OpClass::elementwise),
+    compute("imported_input_grad", OpClass::elementwise),
+    compute("imported_weight_grad", OpClass::elementwise),
+    comm("imported_all_reduce", Collective::all_reduce),
+    comm("imported_all_gather", Collective::all_gather),
+    comm("imported_reduce_scatter", Collective::reduce_scatter),
+    comm("imported_all_to_all", Collective::all_to_all),
 }};
 static_assert(kKinds[static_cast<int>(OpKind::pp_recv)].name == "pp_recv", "kind table out of step with OpKind");
+static_assert(kKinds[static_cast<int>(OpKind::imported_all_to_all)].name == "imported_all_to_all", "kind table out of step");
 static_assert(kKinds[static_cast<int>(OpKind::optimizer_step)].name == "optimizer_step", "kind table out of step");
 static_assert(kKinds[static_cast<int>(OpKind::tp_all_reduce)].name == "tp_all_reduce", "kind table out of step");
 

@@ -83,6 +83,9 @@ enum class OpKind : std::uint16_t {
   embedding_grad_all_reduce,
   // point to point
   pp_send, pp_recv,
+  // imported workloads (SimAI/AICB files): measured compute and generic collectives
+  imported_fwd, imported_input_grad, imported_weight_grad,
+  imported_all_reduce, imported_all_gather, imported_reduce_scatter, imported_all_to_all,
   count_  // number of kinds, not a kind
 };
 
@@ -132,6 +135,9 @@ struct Op {
   OpShape shape;
   std::uint8_t dep_count = 0;
   std::array<std::uint32_t, kMaxDeps> deps{};
+  // Compute ops of imported workloads: the measured duration; < 0 (built-in
+  // workloads): priced by the compute cost model from kind and shape.
+  double seconds = -1;
 };
 
 }  // namespace pf::models::workload

@@ -1,0 +1,142 @@
+// `preflight sweep`: one experiment over a grid of variants (SPEC section 2),
+// all inside one MPI job, and a table of the variants ranked by step time on
+// rank 0 (stdout; --csv, --json). The figures are those `preflight run`
+// reports for the same overrides (io/sweep/sweep_runner.h). Exit 0 even when
+// some variants do not fit in memory (OOM is a column), 2 on bad usage or
+// when no variant is valid, 1 when a simulation failed.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/communicator.h"
+#include "core/error.h"
+#include "io/cli/command.h"
+#include "io/sweep/ranking.h"
+#include "io/sweep/sweep_output.h"
+#include "io/sweep/sweep_runner.h"
+#include "io/sweep/vary_axis.h"
+
+namespace pf::cli {
+namespace {
+
+struct SweepOptions {
+  std::string experiment;
+  std::vector<std::string> vary;
+  std::vector<std::string> overrides;
+  int jobs_per_run = 0;  // 0: not given, all ranks run each variant
+  bool jobs_given = false;
+  std::string csv_path;
+  std::string json_path;
+  bool quiet = false;
+};
+
+// Written under a temporary name and renamed: a killed sweep leaves no file
+// that looks complete.
+void write_file(const std::string& path, const std::string& text, const char* option) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) throw ConfigError(std::string(option) + ": cannot write " + path);
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw ConfigError(std::string(option) + ": cannot write " + path + " (" + ec.message() + ")");
+}
+
+// Output paths are checked before hours of simulation, not after.
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty()) return;
+  const std::filesystem::path p(path);
+  if (std::filesystem::is_directory(p)) throw ConfigError(std::string(option) + ": " + path + " is a directory");
+}
+
+std::string first_name(const std::vector<sweep::PreparedVariant>& variants) {
+  for (const auto& v : variants)
+    if (v.experiment) return v.experiment->name;
+  return {};
+}
+
+void run_sweep_command(const SweepOptions& o, CommandContext& ctx) {
+  std::vector<sweep::VaryAxis> axes;
+  for (const std::string& text : o.vary) axes.push_back(sweep::parse_vary(text));
+  const std::vector<sweep::Variant> grid = sweep::expand_grid(axes);
+  if (o.jobs_given && o.jobs_per_run < 1)
+    throw ConfigError("--jobs-per-run " + std::to_string(o.jobs_per_run) +
+                      ": expected a positive number of MPI ranks per variant");
+  const int groups = sweep::group_count(ctx.ranks, o.jobs_per_run);
+  check_writable(o.csv_path, "--csv");
+  check_writable(o.json_path, "--json");
+
+  // Every rank checks every variant, so all agree on which ones run.
+  const std::vector<sweep::PreparedVariant> prepared = sweep::prepare_variants(o.experiment, o.overrides, grid);
+  const std::vector<std::string> shortened = sweep::short_keys(axes);
+  bool any_valid = false;
+  for (const auto& p : prepared) {
+    any_valid = any_valid || p.experiment.has_value();
+    if (!p.experiment && ctx.is_root() && !o.quiet)
+      std::fprintf(stderr, "%s\n",
+                   sweep::progress_line(sweep::invalid_row(p.variant, p.error), grid.size(), shortened).c_str());
+  }
+  if (!any_valid)
+    throw ConfigError("sweep: no variant is valid; the first (" + sweep::variant_label(grid.front(), shortened) +
+                      "): " + prepared.front().error);
+
+  sweep::SweepRunOptions options;
+  options.jobs_per_run = ctx.ranks / groups;
+  options.version = PREFLIGHT_VERSION;
+  if (!o.quiet)
+    options.on_finished = [&](const sweep::SweepRow& row) {
+      std::fprintf(stderr, "%s\n", sweep::progress_line(row, grid.size(), shortened).c_str());
+      std::fflush(stderr);
+    };
+  sweep::SweepRunResult run = sweep::run_sweep(prepared, core::Communicator::world(), options);
+  sweep::apply_change(run.rows);
+
+  sweep::SweepTable table;
+  table.experiment = o.experiment;
+  table.name = first_name(prepared);
+  table.axes = axes;
+  table.baseline = sweep::baseline_index(run.rows);
+  table.rows = sweep::rank_rows(std::move(run.rows));
+  table.ranks = ctx.ranks;
+  table.jobs_per_run = options.jobs_per_run;
+  ctx.exit_code = run.simulation_failed ? 1 : 0;
+  if (!ctx.is_root()) return;
+  std::fputs(sweep::format_table(table).c_str(), stdout);
+  std::fflush(stdout);
+  if (!o.csv_path.empty()) write_file(o.csv_path, sweep::format_csv(table), "--csv");
+  if (!o.json_path.empty()) write_file(o.json_path, sweep::sweep_json(table).dump(2) + "\n", "--json");
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, CommandContext& ctx) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* cmd = app.add_subcommand("sweep", "simulate a grid of variants of an experiment; ranked table");
+  cmd->add_option("experiment", options->experiment, "experiment YAML file")->required();
+  cmd->add_option("--vary", options->vary,
+                  "a key and its values: --vary parallelism.tp=2,4,8 (repeatable; the grid is the product, "
+                  "the first --vary varies slowest)")
+      ->required()
+      ->allow_extra_args(false);
+  cmd->add_option("--set", options->overrides, "override a configuration key for every variant (repeatable)")
+      ->allow_extra_args(false);
+  CLI::Option* jobs = cmd->add_option(
+      "--jobs-per-run", options->jobs_per_run,
+      "MPI ranks per variant; must divide the ranks (default: all ranks, variants one after another)");
+  cmd->add_option("--csv", options->csv_path, "also write the table as CSV");
+  cmd->add_option("--json", options->json_path, "also write the table as JSON (scripts/plot_sweep.py draws it)");
+  cmd->add_flag("--quiet", options->quiet, "no per-variant progress lines on stderr");
+  cmd->callback([options, jobs, &ctx] {
+    options->jobs_given = jobs->count() > 0;
+    run_sweep_command(*options, ctx);
+  });
+}
+
+}  // namespace pf::cli
