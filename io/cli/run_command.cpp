@@ -18,7 +18,7 @@
 #include "io/report/report_text.h"
 #include "io/report/sha256.h"
 #include "io/report/timeline_export.h"
-#include "io/simai/simai_reader.h"
+#include "io/simai/experiment_workload.h"
 #include "io/timeline/gpu_selection.h"
 #include "io/timeline/timeline_writer.h"
 #include "models/training/training_run.h"
@@ -59,12 +59,6 @@ timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e, const
                                         models::training::first_replica_gpus(par));
 }
 
-// The built-in generator on the experiment's model, or the SimAI/AICB file it names.
-models::training::TrainingWorkload training_workload(const models::ExperimentSpec& e) {
-  if (e.simai_workload.empty()) return models::training::built_in_workload(e);
-  auto file = std::make_shared<const models::workload::SimaiWorkload>(io::read_simai_file(e.simai_workload));
-  return models::training::simai_workload(std::move(file), e.gpu_count());
-}
 
 void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   const config::ConfigNode tree = config::load_experiment_tree(o.experiment, o.overrides);
@@ -74,7 +68,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   const std::string yaml = config::merged_yaml(tree);
   const core::Communicator world = core::Communicator::world();
 
-  const models::training::TrainingWorkload work = training_workload(e);
+  const models::training::TrainingWorkload work = io::experiment_workload(e);
   const timeline::GpuSelection selection = timeline_selection(e, work.parallelism);
   models::training::RunOptions options;
   if (timeline_on) {

@@ -106,13 +106,15 @@ void check_timeline_gpus(const ConfigNode& root, const models::ExperimentSpec& s
 }  // namespace
 
 void check_experiment(const ConfigNode& root, const models::ExperimentSpec& spec, bool has_model) {
+  // A SimAI workload file brings its own parallel layout and micro-batches:
+  // the split and batch checks are about the built-in model's plan.
   if (has_model) {
     check_tensor_split(root, spec);
     check_experts(root, spec);
     check_stages(root, spec);
+    check_sequence(root, spec);
+    check_batch(root, spec);
   }
-  check_sequence(root, spec);
-  check_batch(root, spec);
   check_dtype(root, spec);
   check_timeline_gpus(root, spec);
 }

@@ -7,6 +7,7 @@
 #include "io/config/experiment_loader.h"
 #include "io/report/report_json.h"
 #include "io/report/sha256.h"
+#include "io/simai/experiment_workload.h"
 #include "models/training/training_run.h"
 
 namespace pf::sweep {
@@ -37,7 +38,6 @@ PreparedVariant prepare(const std::string& path, const std::vector<std::string>&
   try {
     const config::ConfigNode tree = config::load_experiment_tree(path, overrides);
     models::ExperimentSpec e = config::parse_experiment(tree);
-    if (!e.simai_workload.empty()) throw ConfigError(path + ": workload.simai is not supported by `sweep` yet");
     p.config_sha256 = report::sha256_hex(config::merged_yaml(tree));
     p.experiment = std::move(e);
   } catch (const ConfigError& error) {
@@ -58,7 +58,8 @@ SweepRow run_one(const PreparedVariant& p, const core::Communicator& group, cons
   const auto start = std::chrono::steady_clock::now();
   try {
     const models::training::RunResult result =
-        models::training::run_training(*p.experiment, group, models::training::RunOptions{});
+        models::training::run_training(*p.experiment, io::experiment_workload(*p.experiment), group,
+                                       models::training::RunOptions{});
     const nlohmann::ordered_json report = report::report_json(result, *p.experiment, options.version, p.config_sha256);
     return row_from_report(p.variant, report, group.max(seconds_since(start)));
   } catch (const SimulationError& error) {
