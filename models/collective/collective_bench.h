@@ -3,9 +3,9 @@
 // communicator's ranks, and runs each case as one engine run starting at time
 // zero on idle links; the time is when the last member finished.
 //
-// Each run has a finite end: the engine's null-message mode only stops at
-// its end time (once every queue is empty, channel clocks would otherwise
-// climb by one lookahead per exchange forever). The end is twice the
+// Each run has a finite end: BenchModel has no finished(), so the engine's
+// null-message mode only stops at its end time (once every queue is empty,
+// channel clocks would otherwise climb by one lookahead per exchange forever). The end is twice the
 // analytical ring estimate plus 50 us; a run that has not finished by then is
 // repeated with an end four times later. Both synchronisation modes use the
 // same ends, so they commit the same events.
