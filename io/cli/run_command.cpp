@@ -4,13 +4,13 @@
 // the plan does not fit in GPU memory (the report is still written).
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/communicator.h"
 #include "core/error.h"
+#include "io/cli/atomic_file.h"
 #include "io/cli/command.h"
 #include "io/cli/progress_line.h"
 #include "io/config/experiment_loader.h"
@@ -37,22 +37,6 @@ struct RunCommandOptions {
   bool no_timeline = false;
   bool quiet = false;
 };
-
-void write_text_file(const std::string& path, const std::string& text, const char* what) {
-  const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  // Written under a temporary name and renamed, so a killed run never leaves a
-  // report that looks complete.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) throw ConfigError(std::string(what) + ": cannot write " + path);
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw ConfigError(std::string(what) + ": cannot write " + path + " (" + ec.message() + ")");
-}
 
 timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e, const models::ParallelismSpec& par) {
   return timeline::select_timeline_gpus(e.output.timeline_gpus, static_cast<std::uint32_t>(e.gpu_count()),
@@ -87,9 +71,9 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   if (ctx.is_root()) {
     std::fputs(report::report_text(report).c_str(), stdout);
     std::fflush(stdout);
-    write_text_file((std::filesystem::path(e.output.dir) / "report.json").string(), report.dump(2) + "\n",
+    write_file_atomically((std::filesystem::path(e.output.dir) / "report.json").string(), report.dump(2) + "\n",
                     "output.dir");
-    if (!o.report_json.empty()) write_text_file(o.report_json, report.dump(2) + "\n", "--report-json");
+    if (!o.report_json.empty()) write_file_atomically(o.report_json, report.dump(2) + "\n", "--report-json");
   }
   if (!timeline_on) return;
 

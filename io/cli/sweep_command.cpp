@@ -6,13 +6,13 @@
 // when no variant is valid, 1 when a simulation failed.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/communicator.h"
 #include "core/error.h"
+#include "io/cli/atomic_file.h"
 #include "io/cli/command.h"
 #include "io/sweep/ranking.h"
 #include "io/sweep/sweep_output.h"
@@ -32,22 +32,6 @@ struct SweepOptions {
   std::string json_path;
   bool quiet = false;
 };
-
-// Written under a temporary name and renamed: a killed sweep leaves no file
-// that looks complete.
-void write_file(const std::string& path, const std::string& text, const char* option) {
-  const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) throw ConfigError(std::string(option) + ": cannot write " + path);
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw ConfigError(std::string(option) + ": cannot write " + path + " (" + ec.message() + ")");
-}
 
 // Output paths are checked before hours of simulation, not after.
 void check_writable(const std::string& path, const char* option) {
@@ -110,8 +94,8 @@ void run_sweep_command(const SweepOptions& o, CommandContext& ctx) {
   if (!ctx.is_root()) return;
   std::fputs(sweep::format_table(table).c_str(), stdout);
   std::fflush(stdout);
-  if (!o.csv_path.empty()) write_file(o.csv_path, sweep::format_csv(table), "--csv");
-  if (!o.json_path.empty()) write_file(o.json_path, sweep::sweep_json(table).dump(2) + "\n", "--json");
+  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep::format_csv(table), "--csv");
+  if (!o.json_path.empty()) write_file_atomically(o.json_path, sweep::sweep_json(table).dump(2) + "\n", "--json");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "io/report/report_text.h"
 
+#include "io/report/string_format.h"
+
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -10,19 +12,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// printf into a std::string (the report is small; clarity over speed).
-[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, fmt, args);
-  va_end(args);
-  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
-  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
-  va_end(again);
-  return out;
-}
 
 // A number from the report; JSON null (a figure that does not exist) reads as 0.
 double num(const ordered_json& j, const char* key) {

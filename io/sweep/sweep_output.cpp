@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "io/report/string_format.h"
 #include "io/sweep/variant_value.h"
 
 namespace pf::sweep {
@@ -12,19 +13,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// printf into a std::string (tables are small; clarity over speed).
-[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, fmt, args);
-  va_end(args);
-  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
-  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
-  va_end(again);
-  return out;
-}
+using report::format;
 
 std::string label_of(const SweepRow& row, const std::vector<std::string>& shortened) {
   Variant v;

@@ -69,6 +69,19 @@ int SimaiProgram::microbatch_of(std::size_t line) const {
   return mb;
 }
 
+SimaiProgram::Place SimaiProgram::place_of(std::size_t line) const {
+  const int mb = microbatch_of(line);
+  return {mb, line == starts_[static_cast<std::size_t>(mb)],
+          line + 1 == w_->layers.size() || microbatch_of(line + 1) != mb};
+}
+
+bool SimaiProgram::compute_op(Op& op, OpKind kind, Phase phase, std::int64_t ns, std::size_t line, int microbatch) {
+  if (ns <= 0) return false;
+  begin(op, kind, phase, static_cast<int>(line), microbatch);
+  op.seconds = static_cast<double>(ns) * 1e-9;
+  return true;
+}
+
 void SimaiProgram::begin(Op& op, OpKind kind, Phase phase, int line, int microbatch) {
   op = Op{};
   op.id = next_id_++;
@@ -120,9 +133,7 @@ bool SimaiProgram::emit_micro(Op& op) {
     done_ = ++line_ == w_->layers.size();
   }
   if (step == 0) {
-    if (l.weight_grad_ns <= 0) return false;
-    begin(op, OpKind::imported_weight_grad, Phase::bwd, static_cast<int>(i), 0);
-    op.seconds = static_cast<double>(l.weight_grad_ns) * 1e-9;
+    if (!compute_op(op, OpKind::imported_weight_grad, Phase::bwd, l.weight_grad_ns, i, 0)) return false;
   } else if (!comm_op(op, l.weight_grad, step == 2, Phase::bwd, static_cast<int>(i), 0)) {
     return false;
   }
@@ -135,10 +146,8 @@ bool SimaiProgram::emit_micro(Op& op) {
 bool SimaiProgram::emit_forward(Op& op) {
   const std::size_t i = line_;
   const SimaiLayer& l = w_->layers[i];
-  const int mb = microbatch_of(i);
+  const auto [mb, block_start, block_end] = place_of(i);
   const bool piped = w_->pp > 1 && w_->pp_comm_bytes > 0;
-  const bool block_start = i == starts_[static_cast<std::size_t>(mb)];
-  const bool block_end = i + 1 == w_->layers.size() || microbatch_of(i + 1) != mb;
   const int step = stage_++;
   if (stage_ == kFwdSteps) {
     stage_ = 0;
@@ -154,9 +163,7 @@ bool SimaiProgram::emit_forward(Op& op) {
       last_blocking_ = op.id;
       return true;
     case kFwdCompute:
-      if (l.fwd_ns <= 0) return false;
-      begin(op, OpKind::imported_fwd, Phase::fwd, static_cast<int>(i), mb);
-      op.seconds = static_cast<double>(l.fwd_ns) * 1e-9;
+      if (!compute_op(op, OpKind::imported_fwd, Phase::fwd, l.fwd_ns, i, mb)) return false;
       break;
     case kFwdComm:
     case kFwdComm2:
@@ -180,10 +187,8 @@ bool SimaiProgram::emit_backward(Op& op) {
   }
   const std::size_t i = line_ - 1;
   const SimaiLayer& l = w_->layers[i];
-  const int mb = microbatch_of(i);
+  const auto [mb, block_start, block_end] = place_of(i);
   const bool piped = w_->pp > 1 && w_->pp_comm_bytes > 0;
-  const bool block_start = i == starts_[static_cast<std::size_t>(mb)];
-  const bool block_end = i + 1 == w_->layers.size() || microbatch_of(i + 1) != mb;
   const int step = stage_++;
   if (stage_ == kBwdSteps) {
     stage_ = 0;
@@ -196,18 +201,14 @@ bool SimaiProgram::emit_backward(Op& op) {
       last_blocking_ = op.id;
       return true;
     case kBwdInput:
-      if (l.input_grad_ns <= 0) return false;
-      begin(op, OpKind::imported_input_grad, Phase::bwd, static_cast<int>(i), mb);
-      op.seconds = static_cast<double>(l.input_grad_ns) * 1e-9;
+      if (!compute_op(op, OpKind::imported_input_grad, Phase::bwd, l.input_grad_ns, i, mb)) return false;
       break;
     case kBwdInputComm:
     case kBwdInputComm2:
       if (!comm_op(op, l.input_grad, step == kBwdInputComm2, Phase::bwd, static_cast<int>(i), mb)) return false;
       break;
     case kBwdWeight:
-      if (l.weight_grad_ns <= 0) return false;
-      begin(op, OpKind::imported_weight_grad, Phase::bwd, static_cast<int>(i), mb);
-      op.seconds = static_cast<double>(l.weight_grad_ns) * 1e-9;
+      if (!compute_op(op, OpKind::imported_weight_grad, Phase::bwd, l.weight_grad_ns, i, mb)) return false;
       break;
     case kBwdWeightComm:
     case kBwdWeightComm2: {

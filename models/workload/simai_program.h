@@ -39,6 +39,12 @@ class SimaiProgram {
   int gpu() const { return gpu_; }
 
  private:
+  struct Place {
+    int microbatch;
+    bool block_start, block_end;  // first / last line of its micro-batch
+  };
+  Place place_of(std::size_t line) const;
+  bool compute_op(Op& op, OpKind kind, Phase phase, std::int64_t ns, std::size_t line, int microbatch);
   bool emit_micro(Op& op);
   bool emit_forward(Op& op);
   bool emit_backward(Op& op);
