@@ -13,9 +13,13 @@
 // Events commit in (time, source LP, source sequence) order on every LP, so a
 // run gives the same results on any number of ranks. Ranks synchronise
 // conservatively by lookahead L: an event sent to another rank must be at least
-// L after the sender's now (checked; a violation names the LP). Two modes:
-//   window        YAWNS: one reduction finds the global next-event time T, every
-//                 rank then runs everything before T + L, exchanges, repeats.
+// L after the sender's now (checked; a violation names the LP). A model may also
+// give each LP its own lookahead (EngineConfig::lp_lookahead), the soonest an
+// event there can lead to an event on another rank. Two modes:
+//   window        YAWNS: one reduction finds the global next-event time T and
+//                 the bound B = min over pending events of (time + its LP's
+//                 lookahead), T + L without per-LP lookaheads; every rank then
+//                 runs everything before B, exchanges, repeats.
 //   null_message  Chandy-Misra-Bryant: per-neighbour channel clocks carried on
 //                 nonblocking messages; a rank runs what its clocks make safe.
 // On one rank both reduce to the sequential loop.
@@ -35,7 +39,9 @@
 // events still queued are not committed. So null_message mode accepts
 // end = infinity exactly when the model has finished(); without it the run
 // is refused with a ConfigError, as before. (A rank whose finished() never
-// comes true keeps the others going: with no end, such a run does not stop.)
+// comes true and whose queues drain, e.g. a deadlocked program, ends the run
+// once every rank is idle and no event is in flight: run() returns with the
+// model unfinished, and the model says what is stuck.)
 // Window mode and one rank ignore finished() and run to `end` or until no
 // events remain.
 #pragma once
@@ -51,6 +57,7 @@
 #include "core/error.h"
 #include "core/event.h"
 #include "core/event_queue.h"
+#include "core/lookahead_queue.h"
 
 namespace pf::core {
 
@@ -64,6 +71,16 @@ struct EngineConfig {
   // Optional per rank-pair lookahead (ranks*ranks, row = sender). Empty: every
   // pair uses `lookahead`. SimTime::infinity() marks pairs with no channel.
   std::vector<SimTime> channel_lookahead;
+  // Optional per LP (lp_count entries): no event handled at this LP leads,
+  // directly or through other LPs of its rank, to an event on another rank
+  // sooner than this after it. Lets a window (or a null message's promise)
+  // reach min over pending events of (time + its LP's lookahead) instead of
+  // (earliest time + `lookahead`): LPs far from every cut link rarely bind.
+  // Empty: every LP uses `lookahead`. Values are grouped into at most
+  // kMaxLookaheadClasses classes, each rounded down (core/lookahead_queue.h).
+  // The model vouches for the values; a remote send that breaks the promise
+  // made from them is reported as a lookahead violation, never run.
+  std::vector<SimTime> lp_lookahead;
   // Called on this rank every kProgressEvents committed events with the local
   // simulated time and committed count (for a progress line; may be empty).
   std::function<void(SimTime now, std::uint64_t committed)> progress;
@@ -126,6 +143,7 @@ class Engine {
   void reject_send(SimTime at, LpId dst, const char* why);
   void send_remote(const Event& event, int dst_rank);
   SimTime channel_lookahead(int from, int to) const;
+  void configure_lookahead_classes();
 
   // Synchronisation: each returns the bound below which events are safe, or
   // SimTime::zero() when the run is over everywhere. window_sync.cpp and
@@ -137,6 +155,8 @@ class Engine {
   SimTime next_null_message_bound(bool finished);
   void finish_null_message();
   void complete_finish_barrier();
+  bool quiescent();
+  void finish_quiescence_rounds();
   void check_end_is_reachable(bool model_reports_finished) const;
   template <class Model>
   bool model_finished(const Model& model);
@@ -151,7 +171,11 @@ class Engine {
   EngineConfig config_;
   int rank_;
 
-  EventQueue queue_;
+  LookaheadQueue queue_;
+  // Per destination rank: the earliest time a remote event may carry, i.e.
+  // what this rank last told it (window: the window's bound; null message:
+  // the last promise). Checked on every remote send.
+  std::vector<SimTime> send_floor_;
   SimTime now_;
   LpId current_lp_ = 0;
   std::vector<std::uint64_t> send_seq_;   // per LP (global ids; only local ones move)

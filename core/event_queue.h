@@ -30,6 +30,14 @@ class EventQueue {
 
   void push(const Event& event);
 
+  // The earliest pending event's (time, src, seq) as one number, for choosing
+  // between queues; all ones when none (or between begin_pop and end_pop).
+  __extension__ using Key = unsigned __int128;
+  Key top_key() const {
+    if (heap_.empty() || top_taken_) return ~Key{0};
+    return heap_[0].key();
+  }
+
   // Copies the earliest event out and frees its slot; its heap entry stays as a
   // placeholder until the next push (which overwrites it) or end_pop().
   void begin_pop(Event& out);
@@ -47,7 +55,6 @@ class EventQueue {
   // (time, tie) compared as one unsigned 128-bit number: branch-free. Kept as
   // two 64-bit halves so an entry is 24 bytes, not a 16-byte-aligned 32.
   // Time's sign bit is flipped so that signed order becomes unsigned order.
-  __extension__ using Key = unsigned __int128;
   struct Entry {
     std::uint64_t time_bits;
     std::uint64_t tie;

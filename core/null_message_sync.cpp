@@ -6,6 +6,10 @@
 // Whenever its own horizon h = min(next local event, smallest clock) rises, it
 // tells every neighbour "nothing from me before h + lookahead" — on the next
 // batch of real events if there is one, else on an empty (null) message. With
+// per-LP lookaheads the promise can reach further: nothing pending here reaches
+// another rank before min over pending events of (time + its LP's lookahead),
+// nor anything yet to arrive before (smallest clock + smallest LP lookahead);
+// the promise is the larger of that and h + channel lookahead (both hold). With
 // positive lookahead the clocks always advance, so no rank deadlocks; a rank
 // blocks in MPI only when it can run nothing and has nothing new to say.
 //
@@ -15,6 +19,9 @@
 // barrier completes every rank has finished, and each stops. Every rank also
 // completes the barrier on its way out (end reached, or an error), posting it
 // then if it had not, so no request is left pending and no rank waits on it.
+// If the model never finishes (its programs deadlock), the queues drain while
+// the clocks climb forever; idle ranks then detect quiescence (sync_state.h)
+// and the run ends with the model's work unfinished, for the model to report.
 #include <algorithm>
 #include <thread>
 
@@ -61,6 +68,10 @@ void Engine::start_null_message(bool model_reports_finished) {
   s.in_flight.resize(ranks_n);
   s.final_from.assign(ranks_n, false);
   s.reports_finished = model_reports_finished;
+  if (model_reports_finished && config_.end.is_infinite()) MPI_Comm_dup(s.comm, &s.quiet_comm);
+  s.min_lp_lookahead = config_.lookahead;
+  if (!config_.lp_lookahead.empty())
+    s.min_lp_lookahead = *std::min_element(config_.lp_lookahead.begin(), config_.lp_lookahead.end());
 }
 
 void Engine::complete_finish_barrier() {
@@ -95,6 +106,7 @@ SimTime Engine::next_null_message_bound(bool finished) {
     if (header.kind & kFlagFinal) s.final_from[from] = true;
     if (header.kind & kFlagError) error_seen = true;
     deliver(s.recv_buffer.data() + 1, s.recv_buffer.size() - 1);
+    s.events_received += s.recv_buffer.size() - 1;
   };
 
   for (;;) {
@@ -110,6 +122,7 @@ SimTime Engine::next_null_message_bound(bool finished) {
           post(s, outbox_[r], static_cast<int>(r), SimTime::infinity(), kFlagError | kFlagFinal);
       complete_finish_barrier();   // every rank reaches it: here or in finish_null_message()
       comm_.max(std::int64_t{1});  // pairs with the check in finish_null_message()
+      finish_quiescence_rounds();  // as there, after that check
       fail_collectively();
     }
     if (s.finish_posted) {
@@ -120,11 +133,12 @@ SimTime Engine::next_null_message_bound(bool finished) {
 
     const SimTime safe = *std::min_element(s.in_clock.begin(), s.in_clock.end());
     const SimTime horizon = std::min(queue_.top_time(), safe);
+    const SimTime reach = std::min(queue_.safe_bound(), safe + s.min_lp_lookahead);
     const SimTime bound = std::min(safe, config_.end);
     const bool runnable = queue_.top_time() < bound;
     for (std::size_t r = 0; r < ranks_n; ++r) {
       if (r == static_cast<std::size_t>(rank_) || !has_channel(s, r)) continue;
-      const SimTime promise = horizon + s.lookahead_to[r];
+      const SimTime promise = std::max(horizon + s.lookahead_to[r], reach);
       const bool has_events = outbox_[r].size() > 1;
       // While this rank can run, a clock-only message goes out only when the
       // clock moved by a whole lookahead; before blocking, every neighbour
@@ -132,6 +146,7 @@ SimTime Engine::next_null_message_bound(bool finished) {
       const SimTime threshold = runnable ? s.last_promise[r] + s.lookahead_to[r] : s.last_promise[r];
       if (!has_events && promise <= threshold) continue;
       s.last_promise[r] = std::max(promise, s.last_promise[r]);
+      send_floor_[r] = std::max(send_floor_[r], s.last_promise[r]);
       post(s, outbox_[r], static_cast<int>(r), s.last_promise[r], 0);
       ++stats_.messages;
       if (!has_events) ++stats_.null_messages;
@@ -139,10 +154,46 @@ SimTime Engine::next_null_message_bound(bool finished) {
 
     if (runnable) return bound;
     if (horizon >= config_.end) return SimTime::zero();
-    if (s.finish_posted)
-      std::this_thread::yield();  // poll: messages and the barrier, next time round
+    const bool idle = queue_.top_time().is_infinite();
+    if (idle && s.quiet_comm != MPI_COMM_NULL && quiescent()) return SimTime::zero();
+    if (s.finish_posted || (idle && s.quiet_comm != MPI_COMM_NULL))
+      std::this_thread::yield();  // poll: messages, the barrier, quiescence rounds
     else
       receive(MPI_ANY_SOURCE);  // nothing runnable: wait for a clock to move
+  }
+}
+
+bool Engine::quiescent() {
+  SyncState& s = *sync_;
+  if (s.quiet_request != MPI_REQUEST_NULL) {
+    int done = 0;
+    MPI_Test(&s.quiet_request, &done, MPI_STATUS_IGNORE);
+    if (!done) return false;
+    // Every rank sees the same sums, so every rank decides alike, at the same round.
+    const bool still = s.quiet_out[0] == s.quiet_last[0] && s.quiet_out[1] == s.quiet_last[1];
+    if (still && s.quiet_out[0] == s.quiet_out[1]) return true;
+    s.quiet_last[0] = s.quiet_out[0];
+    s.quiet_last[1] = s.quiet_out[1];
+  }
+  // Idle: nothing queued, everything sent has been posted. Snapshot and go.
+  s.quiet_in[0] = static_cast<std::int64_t>(stats_.remote_events);
+  s.quiet_in[1] = static_cast<std::int64_t>(s.events_received);
+  MPI_Iallreduce(s.quiet_in, s.quiet_out, 2, MPI_INT64_T, MPI_SUM, s.quiet_comm, &s.quiet_request);
+  ++s.quiet_rounds;
+  return false;
+}
+
+void Engine::finish_quiescence_rounds() {
+  // Ranks may have posted different numbers of rounds (a busy rank posts
+  // none): bring everyone to the same count so no collective is left pending.
+  SyncState& s = *sync_;
+  if (s.quiet_comm == MPI_COMM_NULL) return;
+  const std::int64_t rounds = comm_.max(s.quiet_rounds);
+  for (;;) {
+    if (s.quiet_request != MPI_REQUEST_NULL) MPI_Wait(&s.quiet_request, MPI_STATUS_IGNORE);
+    if (s.quiet_rounds == rounds) break;
+    MPI_Iallreduce(s.quiet_in, s.quiet_out, 2, MPI_INT64_T, MPI_SUM, s.quiet_comm, &s.quiet_request);
+    ++s.quiet_rounds;
   }
 }
 
@@ -172,7 +223,9 @@ void Engine::finish_null_message() {
   complete_finish_barrier();
   // A rank that finished early must still learn of an error raised after it
   // finished, or the failing ranks would wait for it in fail_collectively().
-  if (comm_.max(std::int64_t{0}) > 0) fail_collectively();
+  const bool error = comm_.max(std::int64_t{0}) > 0;
+  finish_quiescence_rounds();
+  if (error) fail_collectively();
 }
 
 }  // namespace pf::core

@@ -1,6 +1,9 @@
 #include "models/network/network_lookahead.h"
 
+#include <functional>
+#include <queue>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 
@@ -18,7 +21,43 @@ core::SimTime min_positive_latency(const partition::ClusterGraph& g) {
   return best.is_infinite() ? core::SimTime::from_ps(1) : best;
 }
 
+// A GPU is woken by server members at zero delay: relax all of its server's GPUs.
+template <class Relax>
+void relax_server_peers(const partition::ClusterGraph& g, partition::VertexId gpu, core::SimTime d, Relax&& relax) {
+  const int per_node = g.shape().gpus_per_node;
+  const int first = g.node_of_gpu(gpu) * per_node;
+  for (int peer = first; peer < first + per_node; ++peer) relax(peer, d);
+}
+
 }  // namespace
+
+std::vector<core::SimTime> lp_lookahead(const partition::ClusterGraph& g, const partition::RankMapping& mapping) {
+  const auto n = static_cast<std::size_t>(g.vertex_count());
+  std::vector<core::SimTime> dist(n, core::SimTime::infinity());
+  using Item = std::pair<core::SimTime, partition::VertexId>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> frontier;
+  auto relax = [&](partition::VertexId v, core::SimTime d) {
+    if (d < dist[static_cast<std::size_t>(v)]) {
+      dist[static_cast<std::size_t>(v)] = d;
+      frontier.emplace(d, v);
+    }
+  };
+  // Sources: the near end of every cut link.
+  for (const partition::Link& l : g.links())
+    if (mapping.rank_of(l.src) != mapping.rank_of(l.dst)) relax(l.src, l.latency);
+  // Backwards along same-rank links: v -> u costs the link's latency.
+  while (!frontier.empty()) {
+    const auto [d, u] = frontier.top();
+    frontier.pop();
+    if (d > dist[static_cast<std::size_t>(u)]) continue;
+    for (partition::LinkId out : g.out_links(u)) {
+      const partition::Link& in = g.link(partition::ClusterGraph::reverse(out));  // in.dst == u
+      if (mapping.rank_of(in.src) == mapping.rank_of(u)) relax(in.src, d + in.latency);
+    }
+    if (g.vertex(u).kind == partition::VertexKind::gpu) relax_server_peers(g, u, d, relax);
+  }
+  return dist;
+}
 
 core::EngineConfig engine_config(const partition::ClusterGraph& g, const partition::RankMapping& mapping,
                                  NetworkMode mode, SyncMode sync) {
@@ -36,6 +75,7 @@ core::EngineConfig engine_config(const partition::ClusterGraph& g, const partiti
   }
   c.lookahead = r.lookahead;
   if (mode == NetworkMode::packet) c.channel_lookahead = r.channel_matrix();
+  c.lp_lookahead = lp_lookahead(g, mapping);
   return c;
 }
 

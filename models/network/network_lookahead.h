@@ -18,6 +18,16 @@ namespace pf::models::network {
 
 core::Sync engine_sync(SyncMode mode);
 
+// Per LP (= vertex): the smallest delay from an event there to an event on
+// another rank, i.e. the shortest latency path to and across a cut link,
+// through same-rank links only (a link's far end hears of a chunk its latency
+// later, at the soonest). GPUs of one server may also signal each other with
+// no delay (the closed-form server collectives), which the search allows for.
+// A GPU sits ~1.3 us (PCIe, NIC, leaf, cut uplink) from a leaf-spine cut, a
+// leaf 0.23 us: windows bound by GPU events are ~6x longer (engine.h). Infinity
+// for a vertex with no path to another rank; all infinity on one rank.
+std::vector<core::SimTime> lp_lookahead(const partition::ClusterGraph& g, const partition::RankMapping& mapping);
+
 // Throws pf::ConfigError when a zero-latency link is cut between ranks.
 core::EngineConfig engine_config(const partition::ClusterGraph& g, const partition::RankMapping& mapping,
                                  NetworkMode mode, SyncMode sync);

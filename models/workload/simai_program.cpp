@@ -16,12 +16,10 @@ OpKind comm_kind(Collective c) {
   }
 }
 
-// Steps of one line. Forward: receive, compute, collective(s), send.
-// Backward: receive, input-gradient compute and collective(s), weight-gradient
-// compute and collective(s), send.
-enum FwdStep { kFwdRecv, kFwdCompute, kFwdComm, kFwdComm2, kFwdSend, kFwdSteps };
-enum BwdStep { kBwdRecv, kBwdInput, kBwdInputComm, kBwdInputComm2, kBwdWeight, kBwdWeightComm, kBwdWeightComm2,
-               kBwdSend, kBwdSteps };
+// Steps of one line. Forward: compute, collective(s). Backward: input-gradient
+// compute and collective(s), weight-gradient compute and collective(s).
+enum FwdStep { kFwdCompute, kFwdComm, kFwdComm2, kFwdSteps };
+enum BwdStep { kBwdInput, kBwdInputComm, kBwdInputComm2, kBwdWeight, kBwdWeightComm, kBwdWeightComm2, kBwdSteps };
 
 }  // namespace
 
@@ -54,178 +52,165 @@ ParallelismSpec simai_parallelism(const SimaiWorkload& w, int gpus) {
   if (p.dp % p.ep != 0)
     throw ConfigError(w.file + ": ep " + std::to_string(w.ep) + " does not divide the data-parallel size " +
                       std::to_string(p.dp));
+  simai_pipeline(w);  // here, once, rather than in every GPU's program mid-run
   return p;
 }
 
 SimaiProgram::SimaiProgram(const SimaiWorkload& w, const RankLayout& layout, int gpu)
-    : w_(&w), layout_(&layout), gpu_(gpu), coords_(layout.coords(gpu)), starts_(simai_microbatch_starts(w)) {
+    : w_(&w), layout_(&layout), gpu_(gpu), coords_(layout.coords(gpu)), schedule_(w, coords_.pp) {
   done_ = w.layers.empty();
+  seg_.microbatch = 0;  // MICRO files: one micro-batch
 }
 
-int SimaiProgram::microbatch_of(std::size_t line) const {
-  int mb = 0;
-  for (std::size_t k = 1; k < starts_.size(); ++k)
-    if (starts_[k] <= line) mb = static_cast<int>(k);
-  return mb;
+bool SimaiProgram::next(Op& op) {
+  while (!done_) {
+    const bool emitted = w_->policy == SimaiPolicy::micro ? emit_micro(op) : emit_segment(op);
+    if (emitted) return true;
+  }
+  return false;
 }
 
-SimaiProgram::Place SimaiProgram::place_of(std::size_t line) const {
-  const int mb = microbatch_of(line);
-  return {mb, line == starts_[static_cast<std::size_t>(mb)],
-          line + 1 == w_->layers.size() || microbatch_of(line + 1) != mb};
-}
-
-bool SimaiProgram::compute_op(Op& op, OpKind kind, Phase phase, std::int64_t ns, std::size_t line, int microbatch) {
-  if (ns <= 0) return false;
-  begin(op, kind, phase, static_cast<int>(line), microbatch);
-  op.seconds = static_cast<double>(ns) * 1e-9;
-  return true;
-}
-
-void SimaiProgram::begin(Op& op, OpKind kind, Phase phase, int line, int microbatch) {
+void SimaiProgram::begin(Op& op, OpKind kind, Phase phase, int line) {
   op = Op{};
   op.id = next_id_++;
   op.kind = kind;
   op.phase = phase;
   op.stream = stream_of(kind);
   op.layer = line;
-  op.microbatch = microbatch;
+  op.microbatch = seg_.microbatch;
+  op.chunk = static_cast<std::int16_t>(seg_.chunk);
 }
 
-bool SimaiProgram::comm_op(Op& op, const SimaiComm& c, bool second, Phase phase, int line, int microbatch) {
+bool SimaiProgram::compute_op(Op& op, OpKind kind, Phase phase, std::int64_t ns, std::size_t line) {
+  if (ns <= 0) return false;
+  begin(op, kind, phase, static_cast<int>(line));
+  op.seconds = static_cast<double>(ns) * 1e-9;
+  return true;
+}
+
+bool SimaiProgram::comm_op(Op& op, const SimaiComm& c, bool second, Phase phase, std::size_t line) {
   if (c.op == Collective::none || (second && !c.then_all_to_all)) return false;
   const Collective coll = second ? Collective::all_to_all : c.op;
-  begin(op, comm_kind(coll), phase, line, microbatch);
+  begin(op, comm_kind(coll), phase, static_cast<int>(line));
   op.group = layout_->group_of(c.group, gpu_);
   op.seq = seq_[static_cast<std::size_t>(c.group)]++;
   op.bytes = c.bytes;
   return true;
 }
 
-void SimaiProgram::p2p(Op& op, bool send, bool forward, int microbatch) {
-  begin(op, send ? OpKind::pp_send : OpKind::pp_recv, forward ? Phase::fwd : Phase::bwd, -1, microbatch);
+void SimaiProgram::p2p(Op& op, bool send) {
+  begin(op, send ? OpKind::pp_send : OpKind::pp_recv, seg_.forward ? Phase::fwd : Phase::bwd, -1);
   Coords peer = coords_;
-  peer.pp += (send == forward) ? 1 : -1;  // forward: from pp-1 to pp+1; backward the other way
+  peer.pp = send ? seg_.send_stage : seg_.recv_stage;
   op.peer = layout_->rank(peer);
   op.group = layout_->group_of(GroupKind::pp, gpu_);
-  op.seq = static_cast<std::uint32_t>(2 * microbatch + (forward ? 0 : 1));
+  op.seq = send ? seg_.send_tag : seg_.recv_tag;
   op.bytes = w_->pp_comm_bytes;
 }
 
-bool SimaiProgram::next(Op& op) {
-  while (!done_) {
-    const bool emitted = w_->policy == SimaiPolicy::micro ? emit_micro(op)
-                         : backward_                      ? emit_backward(op)
-                                                          : emit_forward(op);
-    if (emitted) return true;
-  }
-  return false;
+// What a blocking op waits for: the last blocking op (compute or collective),
+// and the segment's receive until something has waited for it.
+void SimaiProgram::wait_blocking(Op& op) const {
+  if (last_blocking_ != kNoOp) op.deps[op.dep_count++] = last_blocking_;
+  if (recv_ != kNoOp) op.deps[op.dep_count++] = recv_;
+}
+
+void SimaiProgram::blocking(Op& op) {
+  wait_blocking(op);
+  last_blocking_ = op.id;
+  recv_ = kNoOp;
 }
 
 // MICRO files, in file order: each line's weight-gradient compute, then its
 // collective over all GPUs, which the next line waits for (isolated, as measured).
 bool SimaiProgram::emit_micro(Op& op) {
-  const std::size_t i = line_;
+  const std::size_t i = pos_;
   const SimaiLayer& l = w_->layers[i];
   const int step = stage_++;
   if (stage_ == 3) {
     stage_ = 0;
-    done_ = ++line_ == w_->layers.size();
+    done_ = ++pos_ == w_->layers.size();
   }
   if (step == 0) {
-    if (!compute_op(op, OpKind::imported_weight_grad, Phase::bwd, l.weight_grad_ns, i, 0)) return false;
-  } else if (!comm_op(op, l.weight_grad, step == 2, Phase::bwd, static_cast<int>(i), 0)) {
+    if (!compute_op(op, OpKind::imported_weight_grad, Phase::bwd, l.weight_grad_ns, i)) return false;
+  } else if (!comm_op(op, l.weight_grad, step == 2, Phase::bwd, i)) {
     return false;
   }
-  if (last_blocking_ != kNoOp) op.deps[op.dep_count++] = last_blocking_;
-  last_blocking_ = op.id;
+  blocking(op);
   return true;
 }
 
-// Each call advances one step of the current line; true when it produced an op.
-bool SimaiProgram::emit_forward(Op& op) {
-  const std::size_t i = line_;
-  const SimaiLayer& l = w_->layers[i];
-  const auto [mb, block_start, block_end] = place_of(i);
-  const bool piped = w_->pp > 1 && w_->pp_comm_bytes > 0;
-  const int step = stage_++;
-  if (stage_ == kFwdSteps) {
-    stage_ = 0;
-    if (++line_ == w_->layers.size()) {
-      backward_ = true;
-      line_ = w_->layers.size();
+// Each call advances one step of the current segment (receive, a line's step,
+// send); true when it produced an op.
+bool SimaiProgram::emit_segment(Op& op) {
+  if (!in_segment_) {
+    if (segment_ == schedule_.segments()) {
+      done_ = true;
+      return false;
     }
+    seg_ = schedule_.segment(segment_++);
+    in_segment_ = true;
+    pos_ = 0;
+    stage_ = 0;
+    recv_ = kNoOp;
   }
-  switch (step) {
-    case kFwdRecv:
-      if (!piped || !block_start || coords_.pp == 0) return false;
-      p2p(op, false, true, mb);
-      last_blocking_ = op.id;
-      return true;
-    case kFwdCompute:
-      if (!compute_op(op, OpKind::imported_fwd, Phase::fwd, l.fwd_ns, i, mb)) return false;
-      break;
-    case kFwdComm:
-    case kFwdComm2:
-      if (!comm_op(op, l.fwd, step == kFwdComm2, Phase::fwd, static_cast<int>(i), mb)) return false;
-      break;
-    case kFwdSend:
-      if (!piped || !block_end || coords_.pp == w_->pp - 1) return false;
-      p2p(op, true, true, mb);
-      if (last_blocking_ != kNoOp) op.deps[op.dep_count++] = last_blocking_;
-      return true;
+  const std::size_t lines = seg_.end - seg_.begin;
+  if (pos_ == 0) {
+    pos_ = 1;
+    if (!seg_.recv) return false;
+    p2p(op, false);
+    recv_ = op.id;  // a receive waits for nothing: it is posted at once
+    return true;
   }
-  if (last_blocking_ != kNoOp) op.deps[op.dep_count++] = last_blocking_;
-  last_blocking_ = op.id;
+  if (pos_ <= lines) {
+    const std::size_t k = pos_ - 1;
+    const int step = stage_++;
+    if (stage_ == (seg_.forward ? static_cast<int>(kFwdSteps) : static_cast<int>(kBwdSteps))) {
+      stage_ = 0;
+      ++pos_;
+    }
+    return seg_.forward ? emit_forward(op, seg_.begin + k, step) : emit_backward(op, seg_.end - 1 - k, step);
+  }
+  in_segment_ = false;
+  if (!seg_.send) return false;
+  p2p(op, true);
+  wait_blocking(op);
   return true;
 }
 
-bool SimaiProgram::emit_backward(Op& op) {
-  if (line_ == 0) {
-    done_ = true;
+bool SimaiProgram::emit_forward(Op& op, std::size_t line, int step) {
+  const SimaiLayer& l = w_->layers[line];
+  if (step == kFwdCompute) {
+    if (!compute_op(op, OpKind::imported_fwd, Phase::fwd, l.fwd_ns, line)) return false;
+  } else if (!comm_op(op, l.fwd, step == kFwdComm2, Phase::fwd, line)) {
     return false;
   }
-  const std::size_t i = line_ - 1;
-  const SimaiLayer& l = w_->layers[i];
-  const auto [mb, block_start, block_end] = place_of(i);
-  const bool piped = w_->pp > 1 && w_->pp_comm_bytes > 0;
-  const int step = stage_++;
-  if (stage_ == kBwdSteps) {
-    stage_ = 0;
-    --line_;
-  }
+  blocking(op);
+  return true;
+}
+
+bool SimaiProgram::emit_backward(Op& op, std::size_t line, int step) {
+  const SimaiLayer& l = w_->layers[line];
   switch (step) {
-    case kBwdRecv:
-      if (!piped || !block_end || coords_.pp == w_->pp - 1) return false;
-      p2p(op, false, false, mb);
-      last_blocking_ = op.id;
-      return true;
     case kBwdInput:
-      if (!compute_op(op, OpKind::imported_input_grad, Phase::bwd, l.input_grad_ns, i, mb)) return false;
+      if (!compute_op(op, OpKind::imported_input_grad, Phase::bwd, l.input_grad_ns, line)) return false;
       break;
     case kBwdInputComm:
     case kBwdInputComm2:
-      if (!comm_op(op, l.input_grad, step == kBwdInputComm2, Phase::bwd, static_cast<int>(i), mb)) return false;
+      if (!comm_op(op, l.input_grad, step == kBwdInputComm2, Phase::bwd, line)) return false;
       break;
     case kBwdWeight:
-      if (!compute_op(op, OpKind::imported_weight_grad, Phase::bwd, l.weight_grad_ns, i, mb)) return false;
+      if (!compute_op(op, OpKind::imported_weight_grad, Phase::bwd, l.weight_grad_ns, line)) return false;
       break;
-    case kBwdWeightComm:
-    case kBwdWeightComm2: {
-      if (!comm_op(op, l.weight_grad, step == kBwdWeightComm2, Phase::bwd, static_cast<int>(i), mb)) return false;
-      const std::uint32_t dep = step == kBwdWeightComm2 ? last_weight_comm_ : last_blocking_;
-      if (dep != kNoOp) op.deps[op.dep_count++] = dep;
+    default: {  // the weight-gradient collective(s): not blocking
+      if (!comm_op(op, l.weight_grad, step == kBwdWeightComm2, Phase::bwd, line)) return false;
+      if (step == kBwdWeightComm) wait_blocking(op);
+      else if (last_weight_comm_ != kNoOp) op.deps[op.dep_count++] = last_weight_comm_;
       last_weight_comm_ = op.id;
       return true;
     }
-    case kBwdSend:
-      if (!piped || !block_start || coords_.pp == 0) return false;
-      p2p(op, true, false, mb);
-      if (last_blocking_ != kNoOp) op.deps[op.dep_count++] = last_blocking_;
-      return true;
   }
-  if (last_blocking_ != kNoOp) op.deps[op.dep_count++] = last_blocking_;
-  last_blocking_ = op.id;
+  blocking(op);
   return true;
 }
 

@@ -113,6 +113,25 @@ TEST(EngineFinish, AFiniteEndStillEndsTheRunFirst) {
   EXPECT_EQ(null.stats.committed_events, reference.stats.committed_events);
 }
 
+TEST(EngineFinish, ADeadlockedModelEndsTheNullMessageRunInsteadOfHanging) {
+  // Worker 1 stops answering itself: finished() never comes true anywhere it
+  // lives. Once the traffic and the watchdog have drained, the run must end
+  // (quiescence) with exactly what a sequential run to quiescence committed.
+  RelayParams p;
+  p.stall_lp = 1;
+  p.stall_round = 5;
+  p.watchdog = SimTime::from_us(std::int64_t{400});
+  const Outcome reference = run_relay(Communicator::self(), p, Sync::window, SimTime::infinity());
+  ASSERT_LT(reference.rounds, total_rounds(p));
+  ASSERT_EQ(reference.watchdog, 1u);
+  const Outcome null = run_relay(Communicator::world(), p, Sync::null_message, SimTime::infinity());
+  EXPECT_EQ(null.rounds, reference.rounds);
+  EXPECT_EQ(null.work_digest, reference.work_digest);
+  EXPECT_EQ(null.watchdog, 1u);
+  EXPECT_EQ(null.stats.committed_events, reference.stats.committed_events);
+  EXPECT_TRUE(null.worker_finish.is_infinite()) << "a worker that never finished has no finish time";
+}
+
 TEST(EngineFinish, NullMessageWithoutAnEndNeedsFinished) {
   const RelayParams p;
   try {

@@ -34,6 +34,10 @@ struct RelayParams {
   core::LpId fail_lp = ~core::LpId{0};
   core::SimTime fail_after = core::SimTime::infinity();
   bool fail_by_throw = true;
+  // Deadlock injection: worker `stall_lp` ignores its replies from round
+  // `stall_round` on, so it never finishes and the traffic stops.
+  core::LpId stall_lp = ~core::LpId{0};
+  std::uint32_t stall_round = 0;
 };
 
 class RelayModel {
@@ -87,6 +91,7 @@ class RelayModel {
       case kReply:
         if (msg.hop < 2) return send_leg(engine, lp, kReply, msg, msg.hop + 1, core::SimTime::zero());
         fold(lp, event, msg);
+        if (lp == p_.stall_lp && done_[lp] >= p_.stall_round) break;
         if (++done_[lp] == rounds(lp)) {
           finish_time_[lp] = engine.now();
           --unfinished_;

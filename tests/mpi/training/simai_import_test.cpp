@@ -1,6 +1,7 @@
 // An imported SimAI/AICB workload run end to end, against a step time worked
 // out by hand: every op of the file is on the critical path except the
-// weight-gradient collectives, which only the end of the iteration waits for.
+// weight-gradient collectives, which only the end of the iteration waits for;
+// and pipelined files under Megatron's 1F1B and interleaved schedules.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -51,26 +52,69 @@ TEST(SimaiImport, AnalyticalStepIsComputePlusBlockingCollectivesPlusTheLastReduc
   EXPECT_EQ(r.uncertainty.basis, "calibrated");  // measured times from the file
 }
 
-TEST(SimaiImport, PipelineStagesExchangePpCommAndWait) {
-  // Two stages, two micro-batches (embedding_layer starts each), 4 MiB between stages.
+TEST(SimaiImport, PipelineStagesRunOneFOneB) {
+  // Two stages, two micro-batches (embedding_layer starts each), 4 MiB between
+  // stages. Micro-batch 0: forward 1 + 1 ms, backward (1 + 1) + (1 + 1) ms;
+  // micro-batch 1: forward 2 + 2 ms, backward (0.5 + 0.5) + (0.5 + 0.5) ms.
   const std::string piped =
       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 pp: 2 ga: 2 pp_comm 4194304\n"
       "4\n"
       "embedding_layer -1 1000000 NONE 0 1000000 NONE 0 1000000 NONE 0 100\n"
       "layer -1 1000000 NONE 0 1000000 NONE 0 1000000 NONE 0 100\n"
-      "embedding_layer -1 1000000 NONE 0 1000000 NONE 0 1000000 NONE 0 100\n"
-      "layer -1 1000000 NONE 0 1000000 NONE 0 1000000 NONE 0 100\n";
+      "embedding_layer -1 2000000 NONE 0 500000 NONE 0 500000 NONE 0 100\n"
+      "layer -1 2000000 NONE 0 500000 NONE 0 500000 NONE 0 100\n";
   const ExperimentSpec e = config::load_experiment(
       kExperiment, {"topology.nodes=1", "hardware.node.gpus_per_node=2", "hardware.node.nics_per_node=2",
                     "simulation.network=analytical", "hardware.gpu.efficiency.communication_overhead_us=0"});
   auto file = std::make_shared<const workload::SimaiWorkload>(io::parse_simai(piped, "piped.txt"));
   const RunResult r = run_training(e, simai_workload(file, 2), core::Communicator::world(), RunOptions{});
-  // Each GPU computes 4 x (1 + 1 + 1) ms; stage 1 starts one micro-batch
-  // (2 ms) plus a transfer later and stage 0 finishes one backward micro-batch
-  // (4 ms) plus a transfer after stage 1: the GPipe bubble of 2 stages.
+  // 1F1B (t = one transfer, times in ms): stage 0 runs F0 [0, 2], F1 [2, 6];
+  // stage 1 F0 [2 + t, 4 + t], B0 [4 + t, 8 + t], F1 [8 + t, 12 + t], B1
+  // [12 + t, 14 + t]; stage 0 then B0 [8 + 2t, 12 + 2t] and B1 [14 + 2t,
+  // 16 + 2t]. Step 16 ms + 2t; each GPU computes 12 ms, stage 0 waits the
+  // rest. (GPipe, F0 F1 B1 B0 on both stages, would take 20 ms + 2t.)
   const double transfer = 4194304.0 / (e.hardware.node.nvlink_bandwidth_gbps * 1e9) + e.hardware.node.nvlink_latency_us * 1e-6;
-  EXPECT_NEAR(r.step_time_s, 12e-3 + 2e-3 + 4e-3 + 2 * transfer, 1e-9 * 32);
+  EXPECT_NEAR(r.step_time_s, 16e-3 + 2 * transfer, 1e-9 * 32);
+  EXPECT_NEAR(r.forward_s + r.backward_s, 12e-3, 1e-9);
+  EXPECT_NEAR(r.bubble_s, 4e-3 + 2 * transfer, 1e-9 * 32);
   EXPECT_NEAR(r.p2p_wait_s, r.bubble_s, 1e-9);
+}
+
+// A generated file: pp 4, 8 micro-batches of 4 layers, each layer 1 ms forward
+// and 1 + 1 ms backward, 1 KiB between stages and no collectives, so the
+// bubble is the schedule's alone: (p - 1) / m of the ideal (each stage's own
+// compute) for 1F1B, (p - 1) / (v m) for the interleaved schedule.
+std::string pipeline_file(int vpp) {
+  const int microbatches = 8, layers = 4;
+  std::string lines;
+  int count = 0;
+  for (int mb = 0; mb < microbatches; ++mb) {
+    lines += "embedding_layer -1 0 NONE 0 0 NONE 0 0 NONE 0 100\n";
+    for (int l = 0; l < layers; ++l) lines += "attention_column -1 1000000 NONE 0 1000000 NONE 0 1000000 NONE 0 100\n";
+    lines += "final_column -1 0 NONE 0 0 NONE 0 0 NONE 0 100\n";
+    count += layers + 2;
+  }
+  return "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 pp: 4 vpp: " + std::to_string(vpp) +
+         " ga: " + std::to_string(microbatches) + " pp_comm 1024\n" + std::to_string(count) + "\n" + lines;
+}
+
+RunResult run_pipeline(int vpp) {
+  const ExperimentSpec e = config::load_experiment(
+      kExperiment, {"topology.nodes=1", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4",
+                    "simulation.network=analytical", "hardware.gpu.efficiency.communication_overhead_us=0"});
+  auto file = std::make_shared<const workload::SimaiWorkload>(io::parse_simai(pipeline_file(vpp), "pipe.txt"));
+  return run_training(e, simai_workload(file, 4), core::Communicator::world(), RunOptions{});
+}
+
+TEST(SimaiImport, PipelineBubblesFollowMegatronSchedules) {
+  const RunResult one = run_pipeline(1), two = run_pipeline(2);
+  const double ideal = 8 * 4 * 3e-3;  // 8 micro-batches x 4 layers x 3 ms on every stage
+  EXPECT_NEAR(one.forward_s + one.backward_s, ideal, 1e-9);
+  EXPECT_NEAR(two.forward_s + two.backward_s, ideal, 1e-9);
+  EXPECT_NEAR(one.bubble_s / ideal, 3.0 / 8, 0.02 * 3.0 / 8);        // (p - 1) / m
+  EXPECT_NEAR(two.bubble_s / ideal, 3.0 / (2 * 8), 0.02 * 3.0 / 16);  // (p - 1) / (v m)
+  EXPECT_NEAR(one.collective_exposed_s, 0.0, 1e-12);
+  EXPECT_NEAR(two.p2p_wait_s, two.bubble_s, 1e-9);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The engine settings derived from a rank mapping.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/error.h"
 #include "tests/unit/network/test_cluster.h"
 
@@ -52,6 +54,48 @@ TEST(NetworkLookahead, ZeroLatencyCutIsAConfigError) {
   const partition::ClusterGraph g = two_leaves(0.0);
   const partition::RankMapping m = partition::partition(g, 2, partition::Strategy::block);
   EXPECT_THROW(models::network::engine_config(g, m, NetworkMode::packet, SyncMode::window), ConfigError);
+}
+
+// Per-LP lookahead, recomputed by plain Bellman-Ford relaxation (a different
+// algorithm from the code's Dijkstra): d(v) = min over links v->w of latency
+// (w on another rank) or latency + d(w) (same rank), and GPUs of one server
+// share their best value (closed-form server collectives signal at once).
+std::vector<core::SimTime> relaxed_lookahead(const partition::ClusterGraph& g, const partition::RankMapping& m) {
+  std::vector<core::SimTime> d(static_cast<std::size_t>(g.vertex_count()), core::SimTime::infinity());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const partition::Link& l : g.links()) {
+      const core::SimTime via = m.rank_of(l.src) != m.rank_of(l.dst) ? l.latency : l.latency + d[l.dst];
+      if (via < d[l.src]) d[l.src] = via, changed = true;
+    }
+    for (int gpu = 0; gpu < g.gpu_count(); ++gpu)
+      for (int peer = 0; peer < g.gpu_count(); ++peer)
+        if (g.node_of_gpu(gpu) == g.node_of_gpu(peer) && d[peer] < d[gpu]) d[gpu] = d[peer], changed = true;
+  }
+  return d;
+}
+
+TEST(NetworkLookahead, PerLpLookaheadIsTheDistanceToTheNearestCutLink) {
+  const partition::ClusterGraph g = two_leaves(0.5);
+  for (int ranks : {2, 3}) {
+    const partition::RankMapping m = partition::partition(g, ranks, partition::Strategy::block);
+    const core::EngineConfig c = models::network::engine_config(g, m, NetworkMode::packet, SyncMode::window);
+    ASSERT_EQ(c.lp_lookahead.size(), static_cast<std::size_t>(g.vertex_count()));
+    EXPECT_EQ(c.lp_lookahead, relaxed_lookahead(g, m)) << ranks << " ranks";
+    for (partition::VertexId v = 0; v < g.vertex_count(); ++v) {
+      EXPECT_GE(c.lp_lookahead[static_cast<std::size_t>(v)], c.lookahead) << "vertex " << v;
+      for (partition::LinkId l : g.out_links(v))
+        if (m.rank_of(g.link(l).dst) != m.rank_of(v)) {
+          EXPECT_LE(c.lp_lookahead[static_cast<std::size_t>(v)], g.link(l).latency);
+        }
+    }
+  }
+}
+
+TEST(NetworkLookahead, OneRankHasNoCutSoNoLpIsNearOne) {
+  const partition::ClusterGraph g = two_leaves(0.5);
+  const partition::RankMapping m = partition::partition(g, 1, partition::Strategy::block);
+  for (core::SimTime d : models::network::lp_lookahead(g, m)) EXPECT_TRUE(d.is_infinite());
 }
 
 }  // namespace
