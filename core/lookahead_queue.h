@@ -16,6 +16,7 @@
 // class this is a single EventQueue plus one predictable branch.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>

@@ -7,20 +7,13 @@
 #include <vector>
 
 #include "core/event_queue.h"
+#include "tests/unit/core/test_events.h"
 
 namespace pf::core {
 namespace {
 
-Event make(std::int64_t time_ps, LpId src, std::uint64_t seq, LpId dst = 0) {
-  Event e;
-  e.time = SimTime{time_ps};
-  e.src = src;
-  e.seq = seq;
-  e.dst = dst;
-  return e;
-}
-
-auto key(const Event& e) { return std::make_tuple(e.time.ps, e.src, e.seq); }
+using test::key;
+using test::make;
 
 TEST(EventQueue, PopsInTimeThenSourceThenSequenceOrder) {
   std::mt19937_64 rng(42);

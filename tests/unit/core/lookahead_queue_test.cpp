@@ -9,20 +9,13 @@
 
 #include "core/error.h"
 #include "core/lookahead_queue.h"
+#include "tests/unit/core/test_events.h"
 
 namespace pf::core {
 namespace {
 
-Event make(std::int64_t time_ps, LpId src, std::uint64_t seq, LpId dst) {
-  Event e;
-  e.time = SimTime{time_ps};
-  e.src = src;
-  e.seq = seq;
-  e.dst = dst;
-  return e;
-}
-
-auto key(const Event& e) { return std::make_tuple(e.time.ps, e.src, e.seq); }
+using test::key;
+using test::make;
 
 // The engine's pattern: take the earliest, let the handler push a few (the
 // first often to the same LP), then release; checked against one plain queue.
