@@ -48,6 +48,7 @@ struct CollectiveOptions {
   int channels = 0;
   std::string nvlink = "coarse";
   bool quiet = false;
+  double progress_every_s = 0;
 };
 
 // "8M" -> 8 * 2^20. K, M, G, T are powers of two (as nccl-tests reads -b/-e);
@@ -186,7 +187,8 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   const config::ClusterSpec spec = load(o);
 
   core::Communicator world = core::Communicator::world();
-  ProgressLine progress(progress_wanted(ctx.is_root(), o.quiet), core::SimTime::infinity(), world.size());
+  const ProgressStyle style = progress_style(ctx.is_root(), o.quiet, o.progress_every_s);
+  ProgressLine progress(style, core::SimTime::infinity(), world.size(), o.progress_every_s);
   models::collective::BenchOptions options;
   options.channels = o.channels;
   options.nvlink = o.nvlink == "fine" ? models::network::NvlinkFidelity::fine : models::network::NvlinkFidelity::coarse;
@@ -242,6 +244,9 @@ void add_collective_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--nvlink", o->nvlink, "NVLink granularity in packet mode: coarse (one piece per message) | fine")
       ->check(CLI::IsMember({"coarse", "fine"}))->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  cmd->add_option("--progress-every", o->progress_every_s,
+                  "when stderr is not a terminal (a batch log): a progress line every SECONDS")
+      ->check(CLI::Range(0.001, 86400.0));
   cmd->callback([o, &ctx] { run_collective(*o, ctx); });
 }
 

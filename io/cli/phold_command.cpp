@@ -27,6 +27,7 @@ struct PholdOptions {
   std::string sync = "window";
   std::string json_path;
   bool quiet = false;
+  double progress_every_s = 0;
 };
 
 double peak_rss_mb() {
@@ -66,7 +67,8 @@ void run_phold(const PholdOptions& o, CommandContext& ctx) {
   config.lookahead = params.lookahead;
   config.end = params.end;
   config.sync = o.sync == "window" ? core::Sync::window : core::Sync::null_message;
-  ProgressLine progress(progress_wanted(ctx.is_root(), o.quiet), params.end, world.size());
+  const ProgressStyle style = progress_style(ctx.is_root(), o.quiet, o.progress_every_s);
+  ProgressLine progress(style, params.end, world.size(), o.progress_every_s);
   config.progress = progress.callback();
   core::Engine engine(world, models::phold_block_mapping(params.lps, world.size()), config);
   models::PholdModel model(params);
@@ -133,6 +135,9 @@ void add_phold_command(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::IsMember({"window", "null_message"}))->capture_default_str();
   cmd->add_option("--json", options->json_path, "also write the figures as JSON");
   cmd->add_flag("--quiet", options->quiet, "no progress line on stderr");
+  cmd->add_option("--progress-every", options->progress_every_s,
+                  "when stderr is not a terminal (a batch log): a progress line every SECONDS")
+      ->check(CLI::Range(0.001, 86400.0));
   cmd->callback([options, &ctx] { run_phold(*options, ctx); });
 }
 

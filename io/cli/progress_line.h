@@ -1,6 +1,7 @@
-// A one-line progress display on stderr for long runs (SPEC section 2): rank 0
-// only, redrawn at most twice a second, off when stderr is not a terminal or
-// the user asked for quiet.
+// Progress on stderr for long runs (SPEC section 2), rank 0 only: a line
+// redrawn in place at most twice a second when stderr is a terminal; when it
+// is not (a batch job's log), nothing, unless --progress-every asks for one
+// plain line every so many seconds. --quiet turns both off.
 #pragma once
 
 #include <chrono>
@@ -11,27 +12,32 @@
 
 namespace pf::cli {
 
+enum class ProgressStyle { off, redraw, log };
+
 class ProgressLine {
  public:
-  // `ranks` scales rank 0's event count to an estimate of the global rate.
-  ProgressLine(bool enabled, core::SimTime end, int ranks);
+  // `ranks` scales rank 0's event count to an estimate of the global rate;
+  // `log_every_s` is the interval of the log style.
+  ProgressLine(ProgressStyle style, core::SimTime end, int ranks, double log_every_s = 0);
   ~ProgressLine() { finish(); }
   void finish();  // ends the line if anything was drawn
   std::function<void(core::SimTime, std::uint64_t)> callback();
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return style_ != ProgressStyle::off; }
 
  private:
   void draw(core::SimTime now, std::uint64_t committed);
 
-  bool enabled_;
+  ProgressStyle style_;
   core::SimTime end_;
   int ranks_;
+  std::chrono::steady_clock::duration interval_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
 };
 
-// True when progress should be shown: rank 0, stderr a terminal, not --quiet.
-bool progress_wanted(bool is_root, bool quiet);
+// Rank 0 and not --quiet: redraw on a terminal; otherwise a log line every
+// `log_every_s` seconds if that is positive, else off.
+ProgressStyle progress_style(bool is_root, bool quiet, double log_every_s);
 
 }  // namespace pf::cli

@@ -36,6 +36,7 @@ struct RunCommandOptions {
   std::string report_json;
   bool no_timeline = false;
   bool quiet = false;
+  double progress_every_s = 0;
 };
 
 timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e, const models::ParallelismSpec& par) {
@@ -59,7 +60,8 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
     options.record.assign(static_cast<std::size_t>(e.gpu_count()), false);
     for (std::uint32_t g : selection.gpus()) options.record[g] = true;
   }
-  ProgressLine progress(progress_wanted(ctx.is_root(), o.quiet), core::SimTime::infinity(), ctx.ranks);
+  const ProgressStyle style = progress_style(ctx.is_root(), o.quiet, o.progress_every_s);
+  ProgressLine progress(style, core::SimTime::infinity(), ctx.ranks, o.progress_every_s);
   if (progress.enabled()) options.progress = progress.callback();
 
   models::training::RunResult result = models::training::run_training(e, work, world, options);
@@ -103,6 +105,9 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--report-json", options->report_json, "also write the JSON report to this file");
   cmd->add_flag("--no-timeline", options->no_timeline, "do not write timeline.h5");
   cmd->add_flag("--quiet", options->quiet, "no progress line on stderr");
+  cmd->add_option("--progress-every", options->progress_every_s,
+                  "when stderr is not a terminal (a batch log): a progress line every SECONDS")
+      ->check(CLI::Range(0.001, 86400.0));
   cmd->callback([options, &ctx] { run_run(*options, ctx); });
 }
 

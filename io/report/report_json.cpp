@@ -61,6 +61,7 @@ ordered_json simulation_json(const models::training::SimulationFigures& s) {
           {"partition_cut_edges", s.partition_cut_edges},
           {"imbalance", s.imbalance},
           {"peak_rss_gb", static_cast<double>(s.peak_rss_bytes) / kGiB},
+          {"peak_pending_events", s.peak_pending_events},
           {"network", s.network},
           {"sync", s.sync}};
 }

@@ -130,6 +130,8 @@ void simulation(const ordered_json& r, Block& b) {
   b.row("partition", format("%lld cut edges, imbalance %.3f", integer(s, "partition_cut_edges"), num(s, "imbalance")));
   b.row("network", s.value("network", std::string("?")));
   if (s.contains("peak_rss_gb")) b.row("peak RSS", format("%.2f GiB (largest rank)", num(s, "peak_rss_gb")));
+  if (s.contains("peak_pending_events"))
+    b.row("pending events", format("%lld at most (summed over ranks)", integer(s, "peak_pending_events")));
   b.row("config sha256", r.at("config_sha256").get<std::string>());
   b.row("version", r.at("version").get<std::string>());
 }

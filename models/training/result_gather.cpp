@@ -180,6 +180,7 @@ void fill_simulation(RunResult& r, const core::Communicator& comm, const partiti
   f.partition_cut_edges = static_cast<std::uint64_t>(mapping.report.cut_links);
   f.imbalance = mapping.report.imbalance;
   f.peak_rss_bytes = static_cast<std::uint64_t>(comm.max(peak_rss_bytes()));
+  f.peak_pending_events = s.peak_pending;
   f.network = network::to_string(sim.network);
   f.sync = sim.sync == SyncMode::window ? "window" : "null_message";
 }

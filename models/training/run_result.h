@@ -51,6 +51,7 @@ struct SimulationFigures {
   std::uint64_t partition_cut_edges = 0;
   double imbalance = 0;
   std::uint64_t peak_rss_bytes = 0;  // largest over ranks
+  std::uint64_t peak_pending_events = 0;  // largest pending-event queue, summed over ranks
   std::string network;        // "packet" | "analytical"
   std::string sync;           // "window" | "null_message"
 };

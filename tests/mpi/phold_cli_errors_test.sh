@@ -39,6 +39,7 @@ for ranks in 1 2; do
   expect_usage_error "$ranks" "--sync" phold --sync optimistic
   expect_usage_error "$ranks" "--end" phold --end -3
   expect_usage_error "$ranks" "frobnicate" phold --frobnicate 1
+  expect_usage_error "$ranks" "--progress-every" phold --progress-every 0
   expect_usage_error "$ranks" "subcommand" nonsense
 done
 exit $((failures > 0))

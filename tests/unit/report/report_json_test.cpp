@@ -43,8 +43,8 @@ TEST(ReportJson, HasEverySpecKeyInSpecOrderThenExtensions) {
             (std::vector<std::string>{"step_time_ms_low", "step_time_ms_high", "basis", "calibrated_fraction"}));
   EXPECT_EQ(keys(j["simulation"]),
             (std::vector<std::string>{"ranks", "events", "wall_s", "events_per_s", "lookahead_ns", "windows",
-                                      "null_messages", "partition_cut_edges", "imbalance", "peak_rss_gb", "network",
-                                      "sync"}));
+                                      "null_messages", "partition_cut_edges", "imbalance", "peak_rss_gb",
+                                      "peak_pending_events", "network", "sync"}));
 }
 
 TEST(ReportJson, DerivedFiguresFollowTheirDefinitions) {
