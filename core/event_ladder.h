@@ -82,9 +82,8 @@ class EventLadder {
 
   std::size_t memory_bytes() const;
 
-  using Tuning = LadderTuning;
   // All rungs exist from the start, so opening one never moves another.
-  explicit EventLadder(Tuning tuning = {}) : tuning_(tuning), rungs_(std::max<std::size_t>(1, tuning.max_rungs)) {}
+  explicit EventLadder(LadderTuning tuning = {}) : tuning_(tuning), rungs_(std::max<std::size_t>(1, tuning.max_rungs)) {}
 
  private:
   struct Rung {
@@ -108,7 +107,7 @@ class EventLadder {
   void open_rung(const std::vector<QueueEntry>& entries, std::uint64_t lo, std::uint64_t hi, std::uint64_t end);
   void hand_to_heap(std::vector<QueueEntry>& bucket, std::uint64_t bucket_end, EventHeap& heap);
 
-  Tuning tuning_;
+  LadderTuning tuning_;
   std::vector<Rung> rungs_;  // [0, depth_) in use, coarsest first; never resized
   std::size_t depth_ = 0;
   std::vector<QueueEntry> overflow_;

@@ -71,6 +71,7 @@ class EventQueue {
   std::uint32_t store(const Event& event);
   void refill();
   void take_back();
+  void rearm_take_back();
 
   EventHeap heap_;
   EventLadder ladder_;
@@ -129,14 +130,18 @@ inline void EventQueue::end_pop() {
 
 inline void EventQueue::refill() {
   ladder_.refill(heap_);
-  take_back_at_ = std::max(ladder_.tuning().take_back_above, 2 * heap_.size());
+  rearm_take_back();
 }
 
-// Hands a burst that piled up before the horizon back to the ladder. The
-// threshold doubles past what the heap held after each move, so a burst that
-// cannot be split (one instant) costs O(1) per push amortised, not O(n).
+// Hands a burst that piled up before the horizon back to the ladder.
 inline void EventQueue::take_back() {
   ladder_.take_back(heap_);
+  rearm_take_back();
+}
+
+// The threshold doubles past what the heap holds after each move, so a burst
+// that cannot be split (one instant) costs O(1) per push amortised, not O(n).
+inline void EventQueue::rearm_take_back() {
   take_back_at_ = std::max(ladder_.tuning().take_back_above, 2 * heap_.size());
 }
 

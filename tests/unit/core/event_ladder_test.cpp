@@ -22,7 +22,7 @@ using Key = std::tuple<std::int64_t, LpId, std::uint64_t>;
 // Tiny buckets and rungs: every path (overflow rebuilds, splits, the depth
 // limit, unsplittable one-instant buckets) runs within a few thousand events.
 LadderTuning tiny() {
-  EventLadder::Tuning t;
+  LadderTuning t;
   t.events_per_bucket = 2;
   t.split_above = 4;
   t.max_rungs = 3;
