@@ -24,5 +24,6 @@ void add_validate_command(CLI::App& app, CommandContext& ctx);
 void add_trace_command(CLI::App& app, CommandContext& ctx);
 void add_run_command(CLI::App& app, CommandContext& ctx);
 void add_sweep_command(CLI::App& app, CommandContext& ctx);
+void add_calibrate_command(CLI::App& app, CommandContext& ctx);
 
 }  // namespace pf::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   pf::cli::add_phold_command(app, ctx);
   pf::cli::add_collective_command(app, ctx);
   pf::cli::add_validate_command(app, ctx);
+  pf::cli::add_calibrate_command(app, ctx);
   pf::cli::add_trace_command(app, ctx);
   pf::cli::add_sweep_command(app, ctx);
 

@@ -38,15 +38,31 @@ models::OpEfficiency parse_efficiency(const ConfigNode& node) {
   return e;
 }
 
+models::GemmModelSpec parse_gemm_model(const ConfigNode& node) {
+  MapReader r(node);
+  models::GemmModelSpec g;
+  g.memory_efficiency = r.get_double_or("memory_efficiency", g.memory_efficiency, NumberRange::fraction());
+  g.unaligned_efficiency = r.get_double_or("unaligned_efficiency", g.unaligned_efficiency, NumberRange::fraction());
+  g.unaligned_memory_efficiency =
+      r.get_double_or("unaligned_memory_efficiency", g.unaligned_memory_efficiency, NumberRange::fraction());
+  g.odd_efficiency = r.get_double_or("odd_efficiency", g.odd_efficiency, NumberRange::fraction());
+  g.odd_memory_efficiency = r.get_double_or("odd_memory_efficiency", g.odd_memory_efficiency, NumberRange::fraction());
+  g.k_overhead = r.get_double_or("k_overhead", g.k_overhead, NumberRange::non_negative());
+  g.tile_exponent = r.get_double_or("tile_exponent", g.tile_exponent, NumberRange::non_negative());
+  g.fixed_us = r.get_double_or("fixed_us", g.fixed_us, NumberRange::non_negative());
+  r.finish();
+  return g;
+}
+
 std::string parse_calibration(MapReader& r) {
   const ConfigNode* value = r.find("calibration");
   if (!value) return "";
-  if (!value->is_scalar()) fail_expected(*value, "the path of a kernel-time CSV file");
+  if (!value->is_scalar()) fail_expected(*value, "the path of a kernel-time CSV file or a folder of them");
   const std::filesystem::path file = resolve_path(*value);
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    fail_expected(*value, "the path of an existing kernel-time CSV file", "'" + value->text() + "' (no such file: " +
-                  file.string() + ")");
+  if (!std::filesystem::is_regular_file(file, ec) && !std::filesystem::is_directory(file, ec)) {
+    fail_expected(*value, "the path of an existing kernel-time CSV file or folder", "'" + value->text() +
+                  "' (no such file or folder: " + file.string() + ")");
   }
   return file.string();
 }
@@ -55,10 +71,12 @@ models::GpuSpec parse_gpu(const ConfigNode& node) {
   MapReader r(node);
   models::GpuSpec gpu;
   gpu.name = r.get_string_or("name", "gpu");
+  gpu.sm_count = static_cast<int>(r.get_int_or("sm_count", 0, 0, kIntMax));
   gpu.peak_tflops = parse_peaks(r.require("peak_tflops", "a mapping of dtype to dense TFLOP/s"));
   gpu.memory_gb = r.get_double("memory_gb", NumberRange::positive());
   gpu.memory_bandwidth_gbps = r.get_double("memory_bandwidth_gbps", NumberRange::positive());
   if (const ConfigNode* efficiency = r.find("efficiency")) gpu.efficiency = parse_efficiency(*efficiency);
+  if (const ConfigNode* gemm = r.find("gemm")) gpu.gemm_model = parse_gemm_model(*gemm);
   gpu.calibration = parse_calibration(r);
   r.finish();
   return gpu;

@@ -14,6 +14,9 @@ const EnumNames<models::Dtype> kTrainingDtypes{{"bf16", models::Dtype::bf16},
                                                 {"fp16", models::Dtype::fp16},
                                                 {"fp8", models::Dtype::fp8}};
 
+const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::eager},
+                                              {"cuda_graph", models::KernelLaunch::cuda_graph}};
+
 }  // namespace
 
 models::TrainingSpec parse_training(const ConfigNode& node) {
@@ -27,6 +30,11 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.overlap_grad_reduce = r.get_bool_or("overlap_grad_reduce", true);
   t.overlap_param_gather = r.get_bool_or("overlap_param_gather", true);
   t.grad_bucket_mb = r.get_double_or("grad_bucket_mb", 25.0, NumberRange::positive());
+  t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
+  const double launch_default =
+      t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;
+  t.host_overhead_us = r.get_double_or("host_overhead_us", launch_default, NumberRange::non_negative());
+  t.host_sync_on_loss = r.get_bool_or("host_sync_on_loss", true);
   r.finish();
   return t;
 }

@@ -104,6 +104,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["binding_gpu"] = r.binding_gpu;
   j["p2p_wait_ms"] = r.p2p_wait_s * kMs;
   j["bubble_ms"] = r.bubble_s * kMs;
+  j["host_bound_ms"] = r.host_bound_s * kMs;
   return j;
 }
 

@@ -21,6 +21,7 @@ void check(const GemmShape& s) {
   require_positive(s.m, "gemm M");
   require_positive(s.n, "gemm N");
   require_positive(s.k, "gemm K");
+  require_positive(s.batch, "gemm batch");
 }
 
 void check(const AttentionShape& s) {
@@ -42,7 +43,7 @@ void check(const NormShape& s) {
 }
 
 double gemm_bytes(const GemmShape& s, Dtype dtype) {
-  return dtype_bytes(dtype) * (d(s.m) * d(s.k) + d(s.k) * d(s.n) + d(s.m) * d(s.n));
+  return dtype_bytes(dtype) * d(s.batch) * (d(s.m) * d(s.k) + d(s.k) * d(s.n) + d(s.m) * d(s.n));
 }
 
 double attention_fwd_flops(const AttentionShape& s) {
@@ -96,8 +97,8 @@ const char* to_string(OpClass cls) {
   return "?";
 }
 
-GemmShape gemm_dgrad_shape(GemmShape forward) { return {forward.m, forward.k, forward.n}; }
-GemmShape gemm_wgrad_shape(GemmShape forward) { return {forward.k, forward.n, forward.m}; }
+GemmShape gemm_dgrad_shape(GemmShape forward) { return {forward.m, forward.k, forward.n, forward.batch}; }
+GemmShape gemm_wgrad_shape(GemmShape forward) { return {forward.k, forward.n, forward.m, forward.batch}; }
 
 double attention_pair_fraction(const AttentionShape& s) {
   if (!s.causal) return 1.0;
@@ -114,7 +115,7 @@ ComputeOp gemm_op(GemmShape shape, Dtype dtype) {
   op.cls = OpClass::gemm;
   op.dtype = dtype;
   op.gemm = shape;
-  op.flops = 2.0 * d(shape.m) * d(shape.n) * d(shape.k);
+  op.flops = 2.0 * d(shape.batch) * d(shape.m) * d(shape.n) * d(shape.k);
   op.bytes = gemm_bytes(shape, dtype);
   return op;
 }
@@ -125,7 +126,7 @@ ComputeOp gemm_backward_op(GemmShape forward, Dtype dtype) {
   op.cls = OpClass::gemm_backward;
   op.dtype = dtype;
   op.gemm = forward;
-  op.flops = 4.0 * d(forward.m) * d(forward.n) * d(forward.k);
+  op.flops = 4.0 * d(forward.batch) * d(forward.m) * d(forward.n) * d(forward.k);
   op.bytes = gemm_bytes(gemm_dgrad_shape(forward), dtype) + gemm_bytes(gemm_wgrad_shape(forward), dtype);
   return op;
 }

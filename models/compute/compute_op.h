@@ -32,10 +32,13 @@ enum class OpClass : std::uint8_t {
 };
 
 // Row-major C[M,N] = A[M,K]·B[K,N]; for a linear layer M is the token count.
+// batch > 1: that many independent GEMMs of this shape in one kernel (batched
+// attention scores, grouped MoE experts).
 struct GemmShape {
   std::int64_t m = 0;
   std::int64_t n = 0;
   std::int64_t k = 0;
+  std::int64_t batch = 1;
   bool operator==(const GemmShape&) const = default;
 };
 
@@ -92,7 +95,7 @@ GemmShape gemm_wgrad_shape(GemmShape forward);
 // leaves; 1 when not causal. seq_q = seq_kv = s gives (s+1)/(2s).
 double attention_pair_fraction(const AttentionShape& shape);
 
-// flops = 2·M·N·K; bytes = e·(M·K + K·N + M·N).
+// flops = 2·b·M·N·K; bytes = e·b·(M·K + K·N + M·N) (b = batch).
 ComputeOp gemm_op(GemmShape shape, Dtype dtype);
 // The sum of the dgrad and wgrad GEMMs above: flops = 4·M·N·K.
 ComputeOp gemm_backward_op(GemmShape forward, Dtype dtype);

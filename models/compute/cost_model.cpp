@@ -54,7 +54,8 @@ const CalibratedEstimator* CostModel::estimator(KernelTableKind kind, Dtype dtyp
 }
 
 CostEstimate CostModel::estimate(const ComputeOp& op) const {
-  if (estimators_.empty() || !table_priced(op.cls)) return roofline_only(op);
+  const bool shape_model = roofline_.shape_aware_gemms() && (op.cls == OpClass::gemm || op.cls == OpClass::gemm_backward);
+  if (!shape_model && (estimators_.empty() || !table_priced(op.cls))) return roofline_only(op);
   const std::uint64_t h = EstimateCache::hash(op);
   if (const CostEstimate* hit = cache_.find(op, h)) return *hit;
   const CostEstimate e = compute(op);
@@ -63,6 +64,7 @@ CostEstimate CostModel::estimate(const ComputeOp& op) const {
 }
 
 CostEstimate CostModel::compute(const ComputeOp& op) const {
+  if (estimators_.empty() || !table_priced(op.cls)) return roofline_only(op);
   if (op.cls == OpClass::gemm_backward) {
     return combine_sequential(price_single(gemm_op(gemm_dgrad_shape(op.gemm), op.dtype)),
                               price_single(gemm_op(gemm_wgrad_shape(op.gemm), op.dtype)));

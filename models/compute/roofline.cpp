@@ -37,6 +37,15 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
     require_positive(tflops, "gpu.peak_tflops");
     peak_[index(dtype)] = tflops * 1e12;
   }
+  shape_aware_ = gpu.sm_count > 0;
+  if (shape_aware_) {
+    const GemmModelSpec& g = gpu.gemm_model;
+    for (const double f : {g.memory_efficiency, g.unaligned_efficiency, g.unaligned_memory_efficiency, g.odd_efficiency,
+                           g.odd_memory_efficiency}) {
+      require_positive(f, "gpu.gemm efficiencies");
+    }
+    for (int i = 0; i < kDtypes; ++i) gemm_[i] = gemm_model_params(gpu, peak_[i]);
+  }
 }
 
 double Roofline::peak_flops(OpClass cls, Dtype dtype) const {
@@ -69,7 +78,13 @@ double Roofline::memory_seconds(const ComputeOp& op) const {
   return op.bytes / (bandwidth_ * efficiency_.elementwise);
 }
 
-double Roofline::seconds(const ComputeOp& op) const { return std::max(compute_seconds(op), memory_seconds(op)); }
+double Roofline::seconds(const ComputeOp& op) const {
+  if (shape_aware_ && op.cls == OpClass::gemm) {
+    peak_flops(op.cls, op.dtype);  // throws when the dtype has no peak
+    return gemm_model_seconds(gemm_[index(op.dtype)], op.gemm, op.dtype);
+  }
+  return std::max(compute_seconds(op), memory_seconds(op));
+}
 
 double Roofline::ideal_seconds(const ComputeOp& op) const {
   const double compute = op.flops > 0 ? op.flops / peak_flops(op.cls, op.dtype) : 0.0;

@@ -16,12 +16,18 @@
 // a memory-bound GEMM (a skinny M) or attention streams its operands just as an
 // elementwise kernel does, so it reaches the same fraction of the bandwidth.
 //
-// Deterministic, no allocation, no virtual call: one switch and two divisions.
+// GEMMs on a GPU whose hardware file gives gpu.sm_count are priced by the
+// shape-aware model of gemm_model.h instead (tiles, waves, alignment, the
+// memory floor); without sm_count they keep the formula above.
+//
+// Deterministic, no allocation, no virtual call: one switch and two divisions
+// (the GEMM model: 30 candidate tilings).
 #pragma once
 
 #include <array>
 
 #include "models/compute/compute_op.h"
+#include "models/compute/gemm_model.h"
 #include "models/spec/hardware_spec.h"
 
 namespace pf::models {
@@ -32,8 +38,10 @@ class Roofline {
   // positive, or when no peak is given at all.
   explicit Roofline(const GpuSpec& gpu);
 
-  // Roofline time with the hardware file's efficiencies.
+  // Roofline time with the hardware file's efficiencies (GEMMs: the shape
+  // model when sm_count is given).
   double seconds(const ComputeOp& op) const;
+  bool shape_aware_gemms() const { return shape_aware_; }
   double compute_seconds(const ComputeOp& op) const;
   double memory_seconds(const ComputeOp& op) const;
 
@@ -58,6 +66,8 @@ class Roofline {
   std::array<double, kDtypes> peak_{};  // FLOP/s per Dtype, 0 when not given
   double bandwidth_ = 0;                // bytes/s
   OpEfficiency efficiency_;
+  bool shape_aware_ = false;
+  std::array<GemmModelParams, kDtypes> gemm_{};  // per Dtype, for the shape model
 };
 
 // True for the classes that run on the tensor cores.

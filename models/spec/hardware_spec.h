@@ -18,8 +18,25 @@ struct OpEfficiency {
   double overlap_slowdown = 1.0;            // compute slowdown while communication overlaps
 };
 
+// Parameters of the shape-aware GEMM model (models/compute/gemm_model.h). The
+// large, 16-byte-aligned GEMM efficiency is OpEfficiency::gemm; these describe
+// how smaller, skinnier and misaligned GEMMs fall short of it. Code defaults
+// are the fit on the measured GH200 table (models/compute/README.md).
+struct GemmModelSpec {
+  double memory_efficiency = 0.90;          // fraction of HBM bandwidth a memory-bound aligned GEMM streams at
+  double unaligned_efficiency = 0.22;       // fraction of peak when N or K is 4- or 8-byte but not 16-byte aligned
+  double unaligned_memory_efficiency = 1.0; // ... and of HBM bandwidth
+  double odd_efficiency = 0.14;             // fraction of peak when N or K is only 2-byte aligned (odd, 16-bit)
+  double odd_memory_efficiency = 0.30;      // ... and of HBM bandwidth
+  double k_overhead = 88;                   // K-equivalent elements of prologue/epilogue per output tile
+  double tile_exponent = 0.19;              // a tile of area A runs at (A / (256·128))^exponent of the large rate
+  double fixed_us = 0;                      // per-kernel time not covered by the above, microseconds
+};
+
 struct GpuSpec {
   std::string name;
+  int sm_count = 0;                         // streaming multiprocessors; 0 = no wave quantisation (plain roofline)
+  GemmModelSpec gemm_model;
   std::map<Dtype, double> peak_tflops;      // dense tensor-core peaks
   double memory_gb = 0;                     // capacity, GiB as marketed ("80 GB")
   double memory_bandwidth_gbps = 0;         // GB/s

@@ -10,6 +10,16 @@ namespace pf::models {
 
 enum class PipelineSchedule { one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
+// How the framework issues kernels (models/training/README.md, host model).
+enum class KernelLaunch { eager, cuda_graph };
+
+// Host time per issued op (kernel or NCCL call), microseconds, by launch mode.
+// eager: HolisticTraceAnalysis docs, "CUDA kernel launch statistics": "the
+// launch time on the CPU side is between 5-20 microseconds"; the middle of
+// that range. cuda_graph: ~1.3 us per kernel replayed from a graph
+// (RRZE-HPC/gpu-benches gpu-small-kernels, A100 and H200 with -graph).
+inline constexpr double kEagerHostOverheadUs = 10.0;
+inline constexpr double kCudaGraphHostOverheadUs = 1.3;
 
 struct ParallelismSpec {
   int tp = 1;
@@ -33,6 +43,12 @@ struct TrainingSpec {
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   double grad_bucket_mb = 25;
+  KernelLaunch launch = KernelLaunch::eager;
+  double host_overhead_us = kEagerHostOverheadUs;  // per op; default follows `launch`
+  // The host waits for the GPU at each micro-batch's loss (Megatron's NaN
+  // check, on by default: pretrain_gpt.py loss_func -> rerun_state_machine
+  // validate_result) and before the optimizer (clip_grads.py total_norm.item()).
+  bool host_sync_on_loss = true;
 };
 
 }  // namespace pf::models

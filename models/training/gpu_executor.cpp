@@ -1,5 +1,6 @@
 #include "models/training/gpu_executor.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -46,9 +47,35 @@ std::size_t GpuExecutor::find(std::uint32_t op) const {
                         " which is not in flight");
 }
 
-bool GpuExecutor::pull_ops(const OpPricer& pricer) {
+bool GpuExecutor::is_host_sync(const workload::Op& op, const ExecutionShared& shared) const {
+  return op.kind == workload::OpKind::optimizer_step || (shared.host_sync_on_loss && op.kind == workload::OpKind::loss_fwd);
+}
+
+// A sync point is reached once every op before it has completed, p2p receives
+// aside (they may wait on peers that are themselves waiting).
+void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& shared) {
+  if (!host_blocked_) return;
+  for (std::size_t i = 0; i + 1 < pending_.size(); ++i) {
+    if (pending_[i].op.kind != workload::OpKind::pp_recv) return;
+  }
+  host_blocked_ = false;
+  host_clock_ = std::max(host_clock_, now) + shared.host_overhead;
+  pending_.back().issue = host_clock_;
+}
+
+bool GpuExecutor::issued(core::Engine& engine, const PendingOp& p) {
+  if (p.issue <= engine.now()) return true;
+  if (p.issue < wake_scheduled_ && p.issue != core::SimTime::infinity()) {
+    wake_scheduled_ = p.issue;
+    engine.send(p.issue, static_cast<core::LpId>(gpu()), kHostIssued, OpDone{p.op.id});
+  }
+  return false;
+}
+
+bool GpuExecutor::pull_ops(core::Engine& engine, const ExecutionShared& shared) {
   bool pulled = false;
-  while (!exhausted_ && unstarted_compute_ < kQueuedKernels) {
+  release_host_sync(engine.now(), shared);
+  while (!exhausted_ && !host_blocked_ && unstarted_compute_ < kQueuedKernels) {
     if (pending_.size() >= kMaxPending)
       throw SimulationError("training: GPU " + std::to_string(gpu()) + " has " + std::to_string(kMaxPending) +
                             " ops in flight; the program cannot make progress");
@@ -67,9 +94,19 @@ bool GpuExecutor::pull_ops(const OpPricer& pricer) {
           break;
         }
     if (p.op.stream == Stream::compute) {
-      p.cost = pricer.price(p.op);
+      p.cost = shared.pricer->price(p.op);
       ++unstarted_compute_;
     }
+    // Imported ops (measured times) and a zero host cost: no host model.
+    if (shared.host_overhead == core::SimTime::zero() || p.op.seconds >= 0) continue;
+    if (is_host_sync(p.op, shared)) {
+      host_blocked_ = true;
+      p.issue = core::SimTime::infinity();
+      release_host_sync(engine.now(), shared);
+      continue;
+    }
+    host_clock_ += shared.host_overhead;
+    p.issue = host_clock_;
   }
   return pulled;
 }
@@ -83,26 +120,33 @@ bool GpuExecutor::start_ready(core::Engine& engine, ExecutionShared& shared) {
     PendingOp& p = pending_[i];
     if (p.started) continue;
     switch (p.op.stream) {
-      case Stream::compute:
+      case Stream::compute: {
         if (compute_blocked) continue;
         compute_blocked = true;
-        if (p.waiting == 0) {
+        const bool waiting_for_host = p.waiting == 0 && !issued(engine, p);
+        if (waiting_for_host != host_waiting_) {
+          time_.advance(engine.now());
+          time_.host_wait(waiting_for_host);
+          host_waiting_ = waiting_for_host;
+        }
+        if (p.waiting == 0 && !waiting_for_host) {
           start_compute(engine, shared, p);
           started = true;
         }
         break;
+      }
       case Stream::comm: {
         const std::uint32_t bit = group_bit(p.op.group);
         if (groups_blocked & bit) continue;
         groups_blocked |= bit;
-        if (p.waiting == 0) {
+        if (p.waiting == 0 && issued(engine, p)) {
           start_comm(engine, shared, p);
           started = true;
         }
         break;
       }
       case Stream::p2p:
-        if (p.waiting == 0) {
+        if (p.waiting == 0 && issued(engine, p)) {
           start_comm(engine, shared, p);
           started = true;
         }
@@ -157,7 +201,7 @@ void GpuExecutor::start_comm(core::Engine& engine, ExecutionShared& shared, Pend
 
 void GpuExecutor::drive(core::Engine& engine, ExecutionShared& shared) {
   for (;;) {
-    bool progressed = pull_ops(*shared.pricer);
+    bool progressed = pull_ops(engine, shared);
     progressed |= start_ready(engine, shared);
     while (!immediate_.empty()) {
       const std::uint32_t op = immediate_.back();

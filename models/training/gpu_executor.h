@@ -21,6 +21,16 @@
 // Every communication op ends `communication_overhead_us` after the network
 // delivered its last byte (NCCL launch and proxy handshake).
 //
+// Host. One host thread issues the ops in program order, each costing
+// `host_overhead` of host time (a kernel launch or an NCCL call); an op starts
+// no earlier than its issue. The host runs ahead of the GPU without bound
+// except at synchronisation points, where it waits until every op issued
+// before (p2p receives aside) has completed: before the optimizer step
+// (gradient-norm .item()) and, with host_sync_on_loss, at each micro-batch's
+// loss. Imported (SimAI) workloads carry measured kernel times and no host
+// model. A compute stream idle only because its next kernel is not issued
+// yet is charged as host wait (TimeAccounting).
+//
 // Memory: ~100 bytes per op in flight (a few dozen at most) plus the program
 // cursor; totals per GPU are a few hundred bytes plus one counter per op kind.
 #pragma once
@@ -45,6 +55,7 @@ namespace pf::models::training {
 inline constexpr core::EventKind kGpuStart = 0x0300;
 inline constexpr core::EventKind kComputeDone = 0x0301;
 inline constexpr core::EventKind kCommDone = 0x0302;
+inline constexpr core::EventKind kHostIssued = 0x0303;  // an op's issue time was reached
 
 struct OpDone {
   std::uint32_t op = 0;  // the op's id in its GPU's program
@@ -63,6 +74,8 @@ struct ExecutionShared {
   std::vector<int> group_size;            // per GroupKind
   double overlap_slowdown = 1.0;
   core::SimTime comm_overhead;
+  core::SimTime host_overhead;    // host time to issue one op; zero = no host model
+  bool host_sync_on_loss = false;
   std::vector<ExecutedOp>* records = nullptr;  // this rank's timeline rows
 };
 
@@ -76,6 +89,11 @@ class GpuExecutor {
   // A communication op's network part finished (collective layer completion).
   void on_comm_delivered(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
   void on_comm_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  // The host has issued what was waiting for it.
+  void on_host_issued(core::Engine& engine, ExecutionShared& shared) {
+    wake_scheduled_ = core::SimTime::infinity();
+    drive(engine, shared);
+  }
 
   int gpu() const { return program_.gpu(); }
   bool finished() const { return exhausted_ && pending_.empty(); }
@@ -91,10 +109,15 @@ class GpuExecutor {
     bool started = false;
     std::uint8_t waiting = 0;   // dependencies not yet done
     core::SimTime start;
+    core::SimTime issue;        // when the host has issued it (max: not yet known)
     CostEstimate cost;          // compute ops
   };
 
-  bool pull_ops(const OpPricer& pricer);
+  bool pull_ops(core::Engine& engine, const ExecutionShared& shared);
+  bool is_host_sync(const workload::Op& op, const ExecutionShared& shared) const;
+  void release_host_sync(core::SimTime now, const ExecutionShared& shared);
+  // False (and a wake-up event scheduled) while the host has not issued p.
+  bool issued(core::Engine& engine, const PendingOp& p);
   bool start_ready(core::Engine& engine, ExecutionShared& shared);
   void start_compute(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
   void start_comm(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
@@ -107,6 +130,10 @@ class GpuExecutor {
   bool computing_ = false;
   int unstarted_compute_ = 0;
   std::uint32_t busy_groups_ = 0;  // bit per GroupKind: a collective of that group is under way
+  core::SimTime host_clock_;        // when the host has issued every op pulled so far
+  bool host_blocked_ = false;       // the newest pulled op is a sync point not yet reached
+  bool host_waiting_ = false;       // the next kernel is ready but not issued (TimeAccounting's host wait)
+  core::SimTime wake_scheduled_ = core::SimTime::infinity();  // pending kHostIssued event, max: none
   std::vector<PendingOp> pending_;  // issue order
   std::vector<std::uint32_t> immediate_;  // completed while starting (no event needed)
   TimeAccounting time_;

@@ -32,7 +32,7 @@ T from_bytes(const std::string& s) {
 // The binding GPU's figures, sent by the rank that simulated it.
 struct BindingFigures {
   GpuStats stats;
-  std::int64_t busy_ps = 0, exposed_ps = 0, comm_ps = 0, p2p_wait_ps = 0;
+  std::int64_t busy_ps = 0, exposed_ps = 0, comm_ps = 0, p2p_wait_ps = 0, host_wait_ps = 0;
 };
 
 struct Longest {
@@ -69,6 +69,7 @@ BindingFigures binding_figures(const core::Communicator& comm, const TrainingMod
     f.exposed_ps = g.time().exposed_ps();
     f.comm_ps = g.time().comm_ps();
     f.p2p_wait_ps = g.time().p2p_wait_ps();
+    f.host_wait_ps = g.time().host_wait_ps();
     mine = to_bytes(f);
   }
   for (const std::string& s : comm.all_gather(mine))
@@ -118,6 +119,7 @@ void fill_bottlenecks(RunResult& r, const BindingFigures& f) {
   }
   classes.emplace_back("collective", static_cast<double>(f.exposed_ps) * 1e-12);
   classes.emplace_back("pipeline_wait", static_cast<double>(f.p2p_wait_ps) * 1e-12);
+  classes.emplace_back("host", static_cast<double>(f.host_wait_ps) * 1e-12);
   r.dominant_op_type =
       std::max_element(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   if (kinds.size() > 5) kinds.resize(5);
@@ -224,7 +226,8 @@ RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e
   r.collective_total_s = static_cast<double>(f.comm_ps) * 1e-12;
   r.collective_exposed_s = static_cast<double>(f.exposed_ps) * 1e-12;
   r.p2p_wait_s = static_cast<double>(f.p2p_wait_ps) * 1e-12;
-  r.bubble_s = std::max(0.0, r.step_time_s - static_cast<double>(f.busy_ps + f.exposed_ps) * 1e-12);
+  r.host_bound_s = static_cast<double>(f.host_wait_ps) * 1e-12;
+  r.bubble_s = std::max(0.0, r.step_time_s - static_cast<double>(f.busy_ps + f.exposed_ps + f.host_wait_ps) * 1e-12);
 
   r.tokens_per_iteration = static_cast<double>(e.training.global_batch_size * e.training.seq_length);
   r.model_flops = memory.model_flops;

@@ -100,7 +100,8 @@ struct RunResult {
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
   double collective_total_s = 0, collective_exposed_s = 0;
   double p2p_wait_s = 0;   // waiting on pipeline send/recv with nothing else to do
-  double bubble_s = 0;     // step - compute - exposed collectives (includes p2p_wait_s)
+  double host_bound_s = 0; // compute idle because the host had not yet issued the next ready kernel
+  double bubble_s = 0;     // step - compute - exposed collectives - host_bound (includes p2p_wait_s)
 
   double tokens_per_iteration = 0;
   double model_flops = 0;     // per iteration, whole cluster, no recomputation

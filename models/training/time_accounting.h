@@ -1,9 +1,10 @@
 // Where one GPU's time goes, measured as the simulation runs: at every change
 // of what the GPU is doing, the stretch since the previous change is charged
-// to exactly one state (compute busy; else a collective under way = exposed
+// to exactly one state (compute busy; else the next kernel ready but not yet
+// issued by the host = host wait; else a collective under way = exposed
 // communication; else only pipeline send/recv under way = p2p wait; else
 // idle), and, separately, to "a collective under way" (total communication,
-// overlapped or not). The four states add up to the GPU's span exactly.
+// overlapped or not). The five states add up to the GPU's span exactly.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@ class TimeAccounting {
     if (dt <= 0) return;
     if (collectives_ > 0) comm_ps_ += dt;
     if (computing_) busy_ps_ += dt;
+    else if (host_waiting_) host_wait_ps_ += dt;
     else if (collectives_ > 0) exposed_ps_ += dt;
     else if (p2p_ > 0) p2p_wait_ps_ += dt;
   }
@@ -30,18 +32,23 @@ class TimeAccounting {
   void collective_ended() { --collectives_; }
   void p2p_started() { ++p2p_; }
   void p2p_ended() { --p2p_; }
+  // The next kernel could start (its dependencies are done) but the host has
+  // not issued it yet.
+  void host_wait(bool waiting) { host_waiting_ = waiting; }
 
   bool collective_active() const { return collectives_ > 0; }
   std::int64_t busy_ps() const { return busy_ps_; }
   std::int64_t exposed_ps() const { return exposed_ps_; }
   std::int64_t comm_ps() const { return comm_ps_; }
   std::int64_t p2p_wait_ps() const { return p2p_wait_ps_; }
+  std::int64_t host_wait_ps() const { return host_wait_ps_; }
 
  private:
   core::SimTime last_;
   bool computing_ = false;
+  bool host_waiting_ = false;
   int collectives_ = 0, p2p_ = 0;
-  std::int64_t busy_ps_ = 0, exposed_ps_ = 0, comm_ps_ = 0, p2p_wait_ps_ = 0;
+  std::int64_t busy_ps_ = 0, exposed_ps_ = 0, comm_ps_ = 0, p2p_wait_ps_ = 0, host_wait_ps_ = 0;
 };
 
 }  // namespace pf::models::training

@@ -118,6 +118,8 @@ RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, co
   shared.pricer = &pricer;
   shared.overlap_slowdown = e.hardware.gpu.efficiency.overlap_slowdown;
   shared.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
+  shared.host_overhead = core::SimTime::from_seconds(e.training.host_overhead_us * 1e-6);
+  shared.host_sync_on_loss = e.training.host_sync_on_loss;
 
   core::Engine engine(comm, mapping.vertex_rank, engine_config(graph, mapping, e.simulation, options));
   std::vector<bool> record = options.record;

@@ -9,6 +9,7 @@
 #include "core/communicator.h"
 #include "io/config/experiment_loader.h"
 #include "models/training/training_run.h"
+#include "models/workload/gpu_program.h"
 
 namespace pf::models::training {
 namespace {
@@ -32,7 +33,7 @@ double kind_seconds(const RunResult& r, const std::string& kind) {
 std::vector<std::string> pipeline(int microbatches) {
   return {"topology.nodes=1", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4", "parallelism.dp=1",
           "parallelism.pp=4", "training.global_batch_size=" + std::to_string(microbatches),
-          "hardware.gpu.efficiency.communication_overhead_us=0", "model.vocab_size=64", "model.hidden_size=4096",
+          "hardware.gpu.efficiency.communication_overhead_us=0", "training.host_overhead_us=0", "model.vocab_size=64", "model.hidden_size=4096",
           "model.ffn_hidden_size=16384", "model.num_attention_heads=32", "model.num_kv_heads=32", "model.layers=32"};
 }
 
@@ -61,10 +62,12 @@ TEST(TrainingPhysics, InterleavedBubbleIsPMinusOneOverVM) {
 
 // One GPU, no communication: compute-bound kernels (GEMMs, attention) halve
 // exactly with twice the peak; memory-bound ones (norms, activations) do not,
-// so the step shrinks by close to, but less than, 2x.
+// so the step shrinks by close to, but less than, 2x. (No per-kernel floor and
+// no host cost: neither scales with the peak.)
 TEST(TrainingPhysics, DoublingPeakFlopsHalvesComputeBoundWork) {
   const std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
-                                        "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1"};
+                                        "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
+                                        "hardware.gpu.gemm.fixed_us=0", "training.host_overhead_us=0"};
   auto fast = one;
   fast.push_back("hardware.gpu.peak_tflops.bf16=624");
   const RunResult a = run(one), b = run(fast);
@@ -107,6 +110,37 @@ TEST(TrainingPhysics, OverlapSlowdownStretchesOnlyOverlappedCompute) {
   EXPECT_GT(on_slow.backward_s, on.backward_s);        // backward kernels ran beside the reduction
   EXPECT_DOUBLE_EQ(on_slow.forward_s, on.forward_s);   // nothing overlaps the forward
   EXPECT_DOUBLE_EQ(off_slow.step_time_s, off.step_time_s);  // nothing overlaps at all
+}
+
+// One GPU, a tiny model, a host far slower than the GPU: every op waits for its
+// issue, so the step is (ops on the GPU) x (host time per op), the GPU's own
+// kernels hidden behind the host. The report names the host as the bottleneck.
+TEST(TrainingPhysics, HostBoundTinyModelRunsAtTheIssueRate) {
+  const std::vector<std::string> tiny = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
+                                         "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
+                                         "model.layers=2", "model.hidden_size=256", "model.ffn_hidden_size=1024",
+                                         "model.num_attention_heads=4", "model.num_kv_heads=4", "model.vocab_size=512",
+                                         "training.global_batch_size=4", "training.seq_length=128"};
+  const ExperimentSpec e = config::load_experiment(kExperiment, tiny);
+  workload::WorkloadPlan plan(e);
+  workload::GpuProgram program(plan, 0);
+  workload::Op op;
+  std::int64_t ops = 0;
+  while (program.next(op)) ++ops;
+  ASSERT_GT(ops, 50);
+  for (const double issue_us : {200.0, 1000.0}) {
+    auto o = tiny;
+    o.push_back("training.host_overhead_us=" + std::to_string(issue_us));
+    const RunResult r = run(o);
+    const double expected = static_cast<double>(ops) * issue_us * 1e-6;
+    EXPECT_NEAR(r.step_time_s, expected, 0.05 * expected) << "host " << issue_us << " us per op, " << ops << " ops";
+    EXPECT_GT(r.host_bound_s, 0.5 * r.step_time_s);
+    EXPECT_EQ(r.dominant_op_type, "host");
+  }
+  // With the host out of the way nothing waits for it.
+  auto free_host = tiny;
+  free_host.push_back("training.host_overhead_us=0");
+  EXPECT_EQ(run(free_host).host_bound_s, 0.0);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ inline std::string calibration_dir() { return PF_CALIBRATION_DIR; }
 inline CalibrationTable gh200_table(const std::string& file) {
   const std::string path = calibration_dir() + "/gh200/" + file;
   if (!std::filesystem::exists(path)) {
-    ADD_FAILURE() << "missing calibration data " << path << " (shared/ must sit beside the repository)";
+    ADD_FAILURE() << "missing calibration data " << path << " (configs/calibration in the repository)";
     throw std::runtime_error("missing " + path);
   }
   return read_calibration_csv(path);

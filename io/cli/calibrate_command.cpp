@@ -1,0 +1,153 @@
+// `preflight calibrate`: fits a GPU's GEMM model (models/compute/gemm_fit.h)
+// to measured kernel times and writes a calibrated hardware file.
+//
+//   preflight calibrate --hardware configs/hardware/h100-sxm-80gb.yaml
+//       --data my_gemms.csv [--data more/] [--holdout 0.5] [--seed 1] [--fix efficiency.gemm]
+//       -o h100-calibrated.yaml
+//
+// Prints, per kernel class, the error before and after: GEMMs through the
+// fitted shape model (on held-out rows when --holdout is given, then refitted
+// on every row for the file), attention and RMSNorm through the k-NN tables
+// (their held-out error, CALIBRATION.md), which the written file points at
+// with gpu.calibration so `run` uses them where they apply.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "io/cli/atomic_file.h"
+#include "io/cli/command.h"
+#include "io/config/hardware_parser.h"
+#include "io/config/yaml_reader.h"
+#include "models/compute/calibrated_estimator.h"
+#include "models/compute/calibration_table.h"
+#include "models/compute/gemm_fit.h"
+
+namespace pf::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::string hardware;
+  std::vector<std::string> data;
+  std::string output;
+  std::vector<std::string> fixed;
+  double holdout = 0.0;
+  std::uint64_t seed = 1;
+};
+
+void print_error(const char* label, const models::GemmFitError& e) {
+  std::printf("  %-28s rows %6d  median |err| %5.1f %%  p90 %5.1f %%  mean %5.1f %%  median signed %+5.1f %%\n", label,
+              e.rows, 100 * e.median, 100 * e.p90, 100 * e.mean, 100 * e.median_signed);
+}
+
+std::vector<models::Measurement> gemm_rows(const std::vector<models::CalibrationTable>& tables) {
+  std::vector<models::Measurement> rows;
+  for (const auto& t : tables) {
+    if (t.kind == models::KernelTableKind::gemm) rows.insert(rows.end(), t.rows.begin(), t.rows.end());
+  }
+  return rows;
+}
+
+void report_table_classes(const models::GpuSpec& gpu, const std::vector<models::CalibrationTable>& tables) {
+  const models::Roofline roofline(gpu);
+  for (const auto& t : tables) {
+    if (t.kind == models::KernelTableKind::gemm) continue;
+    const models::CalibratedEstimator e(t, roofline);
+    std::printf("  %-28s rows %6zu  k-NN held-out error %5.1f %% (leave-one-out), roofline %5.1f %%\n",
+                (std::string(to_string(t.kind)) + " (" + std::filesystem::path(t.source).filename().string() + ")")
+                    .c_str(),
+                t.rows.size(), 100 * e.error_curve().at(0), 100 * e.roofline_error());
+  }
+}
+
+// The hardware file's YAML with the fitted GEMM parameters and the data path.
+std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fitted,
+                            const models::GemmFitError& error) {
+  YAML::Node root = YAML::LoadFile(o.hardware);
+  YAML::Node gpu = root["gpu"];
+  gpu["sm_count"] = fitted.sm_count;
+  gpu["efficiency"]["gemm"] = fitted.efficiency.gemm;
+  const models::GemmModelSpec& g = fitted.gemm_model;
+  YAML::Node gemm;
+  gemm["memory_efficiency"] = g.memory_efficiency;
+  gemm["unaligned_efficiency"] = g.unaligned_efficiency;
+  gemm["unaligned_memory_efficiency"] = g.unaligned_memory_efficiency;
+  gemm["odd_efficiency"] = g.odd_efficiency;
+  gemm["odd_memory_efficiency"] = g.odd_memory_efficiency;
+  gemm["k_overhead"] = g.k_overhead;
+  gemm["tile_exponent"] = g.tile_exponent;
+  gemm["fixed_us"] = g.fixed_us;
+  gpu["gemm"] = gemm;
+  if (o.data.size() == 1) {
+    const auto out_dir = std::filesystem::absolute(o.output).parent_path();
+    gpu["calibration"] = std::filesystem::relative(std::filesystem::absolute(o.data.front()), out_dir).string();
+  }
+  YAML::Emitter emit;
+  emit << root;
+  std::ostringstream text;
+  text << "# Calibrated by `preflight calibrate` from " << o.hardware << " and";
+  for (const auto& d : o.data) text << ' ' << d;
+  char fit[200];
+  std::snprintf(fit, sizeof fit, "\n# GEMM fit over %d rows: median |error| %.1f%%, p90 %.1f%%.\n", error.rows,
+                100 * error.median, 100 * error.p90);
+  text << fit << emit.c_str() << '\n';
+  return text.str();
+}
+
+void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
+  const models::HardwareSpec hw = config::parse_hardware(config::read_yaml_file(o.hardware, "hardware"));
+  std::vector<models::CalibrationTable> tables;
+  for (const auto& d : o.data) {
+    for (auto& t : models::load_calibration(d)) tables.push_back(std::move(t));
+  }
+  const std::vector<models::Measurement> gemms = gemm_rows(tables);
+  if (gemms.empty()) throw ConfigError("calibrate --data: expected at least one GEMM table (M,N,K,t_measured_ms), found none");
+  if (hw.gpu.sm_count <= 0) throw ConfigError(o.hardware + ": gpu.sm_count: expected the GPU's SM count (> 0) to fit the GEMM model, found none");
+  if (!ctx.is_root()) return;
+  std::printf("calibrating %s (%d SMs) on %zu GEMM rows\n", hw.gpu.name.c_str(), hw.gpu.sm_count, gemms.size());
+  std::printf("GEMM model (models/compute/gemm_model.h):\n");
+  print_error("preset, all rows", models::gemm_model_error(hw.gpu, gemms));
+  if (o.holdout > 0) {
+    const models::RowSplit split = models::split_rows(gemms, o.holdout, o.seed);
+    const models::GpuSpec half = models::fit_gemm_model(hw.gpu, split.fit, o.fixed);
+    print_error("fitted, held-out rows", models::gemm_model_error(half, split.held_out));
+  }
+  const models::GpuSpec fitted = models::fit_gemm_model(hw.gpu, gemms, o.fixed);
+  const models::GemmFitError all = models::gemm_model_error(fitted, gemms);
+  print_error("fitted on all, all rows", all);
+  const models::GemmModelSpec& g = fitted.gemm_model;
+  std::printf("fitted: efficiency.gemm %.4f  memory %.4f  unaligned %.4f/%.4f  odd %.4f/%.4f  k_overhead %.1f  "
+              "tile_exponent %.4f  fixed_us %.2f\n",
+              fitted.efficiency.gemm, g.memory_efficiency, g.unaligned_efficiency, g.unaligned_memory_efficiency,
+              g.odd_efficiency, g.odd_memory_efficiency, g.k_overhead, g.tile_exponent, g.fixed_us);
+  report_table_classes(fitted, tables);
+  if (!o.output.empty()) {
+    write_file_atomically(o.output, calibrated_yaml(o, fitted, all), "calibrate -o");
+    std::printf("wrote %s\n", o.output.c_str());
+  }
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, CommandContext& ctx) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand("calibrate", "fit a GPU's compute model to measured kernel times; write a calibrated hardware file");
+  cmd->add_option("--hardware", options->hardware, "hardware YAML file to start from (needs gpu.sm_count)")->required();
+  cmd->add_option("--data", options->data, "measured kernel CSV file or folder (models/compute/CALIBRATION.md format; repeatable)")
+      ->required();
+  cmd->add_option("-o,--output", options->output, "write the calibrated hardware YAML here");
+  cmd->add_option("--holdout", options->holdout, "fraction of GEMM rows held out to report the fit's error on unseen shapes")
+      ->check(CLI::Range(0.0, 0.9));
+  cmd->add_option("--seed", options->seed, "seed of the held-out split");
+  cmd->add_option("--fix", options->fixed,
+                  "keep this parameter from the hardware file (e.g. efficiency.gemm, gemm.fixed_us; repeatable)");
+  cmd->callback([options, &ctx] { run_calibrate(*options, ctx); });
+}
+
+}  // namespace pf::cli
