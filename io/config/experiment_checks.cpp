@@ -75,6 +75,15 @@ void check_sequence(const ConfigNode& root, const models::ExperimentSpec& s) {
   }
 }
 
+// The unfused path is Megatron's pre-FlashAttention CoreAttention: one
+// sequence per GPU, standard multi-head attention.
+void check_attention(const ConfigNode& root, const models::ExperimentSpec& s) {
+  if (s.training.attention != models::AttentionKernel::unfused) return;
+  const ConfigNode& node = nearest_node(root, "training.attention");
+  if (s.parallelism.cp > 1) fail_expected(node, "flash with parallelism.cp > 1 (ring attention)", "unfused");
+  if (s.model.mla) fail_expected(node, "flash with model.mla (latent attention)", "unfused");
+}
+
 void check_batch(const ConfigNode& root, const models::ExperimentSpec& s) {
   const std::int64_t per_step = s.training.micro_batch_size * s.parallelism.dp;
   if (s.training.global_batch_size % per_step != 0) {
@@ -113,6 +122,7 @@ void check_experiment(const ConfigNode& root, const models::ExperimentSpec& spec
     check_experts(root, spec);
     check_stages(root, spec);
     check_sequence(root, spec);
+    check_attention(root, spec);
     check_batch(root, spec);
   }
   check_dtype(root, spec);

@@ -14,6 +14,8 @@ const EnumNames<models::Dtype> kTrainingDtypes{{"bf16", models::Dtype::bf16},
                                                 {"fp16", models::Dtype::fp16},
                                                 {"fp8", models::Dtype::fp8}};
 
+const EnumNames<models::AttentionKernel> kAttention{{"flash", models::AttentionKernel::flash},
+                                                    {"unfused", models::AttentionKernel::unfused}};
 const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::eager},
                                               {"cuda_graph", models::KernelLaunch::cuda_graph}};
 
@@ -30,6 +32,8 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.overlap_grad_reduce = r.get_bool_or("overlap_grad_reduce", true);
   t.overlap_param_gather = r.get_bool_or("overlap_param_gather", true);
   t.grad_bucket_mb = r.get_double_or("grad_bucket_mb", 25.0, NumberRange::positive());
+  t.attention = r.get_enum_or("attention", models::AttentionKernel::flash, kAttention);
+  t.fused_cross_entropy = r.get_bool_or("fused_cross_entropy", false);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;

@@ -45,7 +45,9 @@ MemoryPlan plan_memory(const workload::WorkloadPlan& plan, double capacity_gib, 
   for (int s = 0; s < plan.parallelism().pp; ++s) {
     workload::StageParams params = workload::stage_params(plan, s);
     StateMemory state = state_memory(plan, params);
-    StageActivations act = stage_activations(plan, s, opt);
+    ActivationOptions stage_opt = opt;
+    stage_opt.flash_attention = opt.flash_attention && plan.training().attention == AttentionKernel::flash;
+    StageActivations act = stage_activations(plan, s, stage_opt);
     StageMemory m;
     m.stage = s;
     m.parameters = state.parameters;

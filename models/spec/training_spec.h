@@ -10,6 +10,10 @@ namespace pf::models {
 
 enum class PipelineSchedule { one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
+// The attention kernel: fused FlashAttention/cuDNN (current Megatron-Core), or
+// the unfused path of Megatron before FlashAttention (2022 and earlier):
+// batched QK^T and PV GEMMs with the s x s scores materialised between them.
+enum class AttentionKernel { flash, unfused };
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
 
@@ -43,6 +47,10 @@ struct TrainingSpec {
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   double grad_bucket_mb = 25;
+  AttentionKernel attention = AttentionKernel::flash;
+  // Megatron's --cross-entropy-loss-fusion (off by default): one kernel over
+  // the 16-bit logits instead of the fp32 passes of vocab_parallel_cross_entropy.
+  bool fused_cross_entropy = false;
   KernelLaunch launch = KernelLaunch::eager;
   double host_overhead_us = kEagerHostOverheadUs;  // per op; default follows `launch`
   // The host waits for the GPU at each micro-batch's loss (Megatron's NaN

@@ -40,7 +40,7 @@ ComputeOp OpPricer::kernel(const workload::Op& op) const {
   const auto& shape = op.shape;
   switch (workload::op_class(op.kind)) {
     case workload::OpClass::gemm:
-      return gemm_op({shape.gemm.M, shape.gemm.N, shape.gemm.K}, dtype_);
+      return gemm_op({shape.gemm.M, shape.gemm.N, shape.gemm.K, shape.gemm.batch}, dtype_);
     case workload::OpClass::attention:
       return op.kind == OpKind::attention_bwd ? attention_backward_op(attention_shape(shape.attention), dtype_)
                                               : attention_op(attention_shape(shape.attention), dtype_);

@@ -23,9 +23,42 @@ double block_flops(const RecipeContext& c) {
 
 std::int64_t kv_block_bytes(const RecipeContext& c) { return c.d.tokens * (c.d.k_dim_local + c.d.v_dim_local) * 2; }
 
+// Unfused attention (Megatron before FlashAttention, CoreAttention with
+// FusedScaleMaskSoftmax): for each of b x heads_local heads, S = Q K^T (s x s),
+// P = softmax(scale, mask S) [and its dropout], O = P V. The full s x s scores
+// are computed whatever the mask. Bytes of the softmax: read S, write P (16-bit),
+// plus, with dropout, the dropped-out P and its 1-byte mask.
+int unfused_attention_fwd(UnitBuilder& b, const RecipeContext& c, DepRef ready, bool recompute) {
+  const LocalDims& d = c.d;
+  const std::int64_t heads = d.micro_batch * d.heads_local, s = d.seq, hd = d.head_dim;
+  const double softmax_tensors = c.arch.dropout ? 3.5 : 2.0;
+  int scores = b.batched_gemm(OpKind::attn_scores_fwd, heads, s, s, hd, {ready}, recompute);
+  int probs = b.rows(OpKind::attn_softmax_fwd, heads * s, s, softmax_tensors, 5, {DepRef::op(scores)}, 0, recompute);
+  return b.batched_gemm(OpKind::attn_context_fwd, heads, s, hd, s, {DepRef::op(probs)}, recompute);
+}
+
+// Its backward: dP = dO V^T and dV = P^T dO; dS = softmax'(P, dP); dQ = dS K
+// and dK = dS^T Q. The softmax backward reads P and dP and writes dS (and
+// reads the dropout mask).
+int unfused_attention_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
+  const LocalDims& d = c.d;
+  const std::int64_t heads = d.micro_batch * d.heads_local, s = d.seq, hd = d.head_dim;
+  const double softmax_tensors = c.arch.dropout ? 3.5 : 3.0;
+  int dprobs = b.batched_gemm(OpKind::attn_context_dgrad, heads, s, s, hd, {grad}, false);
+  b.batched_gemm(OpKind::attn_context_wgrad, heads, s, hd, s, {grad}, false);
+  int dscores = b.rows(OpKind::attn_softmax_bwd, heads * s, s, softmax_tensors, 4, {DepRef::op(dprobs)});
+  b.batched_gemm(OpKind::attn_scores_wgrad, heads, s, hd, s, {DepRef::op(dscores)}, false);
+  return b.batched_gemm(OpKind::attn_scores_dgrad, heads, s, hd, s, {DepRef::op(dscores)}, false);
+}
+
 // Blocks 0..cp-1; exchange j passes on the block used by step j while step j
 // computes, so step j+1 waits only for it. Returns the last attention op.
 int ring_attention(UnitBuilder& b, const RecipeContext& c, int start, bool backward) {
+  if (c.unfused_attention) {  // cp = 1 (checked with the configuration)
+    if (!backward) return unfused_attention_fwd(b, c, DepRef::op(start), false);
+    if (c.selective_recompute) unfused_attention_fwd(b, c, DepRef::op(start), true);
+    return unfused_attention_bwd(b, c, DepRef::op(start));
+  }
   int cp = c.d.cp;
   int prev_exchange = -1;
   int last = start;

@@ -17,6 +17,20 @@ int tp_sum(UnitBuilder& b, const RecipeContext& c, int from) {
   return b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(from)});
 }
 
+// HBM traffic of the loss over the tokens x vocab_local logits, in 16-bit
+// tensor equivalents (the `tensors` of UnitBuilder::rows). Megatron-Core's
+// vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py) works in
+// fp32: logits.float() (read 2, write 4 bytes), the max (read 4), subtract it
+// in place (read 4, write 4), exp (read 4, write 4), the sum (read 4), divide
+// in place to keep the softmax for backward (read 4, write 4): 38 bytes per
+// logit, 19 tensors. Backward scales the saved softmax by the loss gradient in
+// place (read 4, write 4) and casts it to 16 bits for the LM head's GEMMs
+// (read 4, write 2): 14 bytes, 7 tensors. The fused kernel
+// (--cross-entropy-loss-fusion) reads the 16-bit logits once forward and
+// writes the 16-bit gradient once backward (reading the logits again).
+double loss_fwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 1.0 : 19.0; }
+double loss_bwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 2.0 : 7.0; }
+
 }  // namespace
 
 Unit embedding_forward_unit(const RecipeContext& c) {
@@ -47,9 +61,9 @@ int head_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   int src = norm;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
   int logits = b.gemm(OpKind::lm_head_fwd, d.tokens, d.vocab_local, d.hidden, {DepRef::op(src)});
-  if (!c.tp()) return b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, 2, 4, {DepRef::op(logits)});
+  if (!c.tp()) return b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, loss_fwd_tensors(c), 5, {DepRef::op(logits)});
   // Local max / exp / sums over the vocab shard, three small fp32 all-reduces, then the loss.
-  int local = b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, 2, 4, {DepRef::op(logits)});
+  int local = b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, loss_fwd_tensors(c), 5, {DepRef::op(logits)});
   int ar = local;
   for (int i = 0; i < 3; ++i) ar = b.collective(OpKind::tp_all_reduce, GroupKind::tp, d.tokens * 4, {DepRef::op(ar)});
   return b.rows(OpKind::loss_fwd, d.tokens, 1, 4, 4, {DepRef::op(ar)});
@@ -58,7 +72,7 @@ int head_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
 int head_block_bwd(UnitBuilder& b, const RecipeContext& c, std::int64_t head_grad_elems) {
   const LocalDims& d = c.d;
   // Softmax minus one-hot over the logits shard: the loss gradient needs no input op.
-  int dlogits = b.rows(OpKind::loss_bwd, d.tokens, d.vocab_local, 2, 3, {});
+  int dlogits = b.rows(OpKind::loss_bwd, d.tokens, d.vocab_local, loss_bwd_tensors(c), 3, {});
   int dx = b.gemm(OpKind::lm_head_dgrad, d.tokens, d.hidden, d.vocab_local, {DepRef::op(dlogits)});
   int out = dx;
   if (c.tp()) {

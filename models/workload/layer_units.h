@@ -28,6 +28,8 @@ struct RecipeContext {
   LocalDims d;
   ArchTraits arch;
   bool selective_recompute = false;
+  bool unfused_attention = false;  // training.attention: unfused (cp = 1, no MLA)
+  bool fused_cross_entropy = false;  // training.fused_cross_entropy
   bool tp() const { return d.tp > 1; }
   std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor
 };

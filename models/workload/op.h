@@ -61,6 +61,9 @@ enum class OpKind : std::uint16_t {
   norm_fwd, norm_bwd,
   qkv_fwd, qkv_dgrad, qkv_wgrad,
   attention_fwd, attention_bwd,
+  // unfused attention (training.attention: unfused): S = QK^T, P = softmax(S), O = PV, and their gradients
+  attn_scores_fwd, attn_softmax_fwd, attn_context_fwd,
+  attn_context_dgrad, attn_context_wgrad, attn_softmax_bwd, attn_scores_dgrad, attn_scores_wgrad,
   attn_proj_fwd, attn_proj_dgrad, attn_proj_wgrad,
   mlp_fc1_fwd, mlp_fc1_dgrad, mlp_fc1_wgrad,
   mlp_act_fwd, mlp_act_bwd,
@@ -101,6 +104,7 @@ bool is_matmul(OpKind kind);
 // Shapes the cost model reads; only the part matching op_class() is filled.
 struct GemmShape {
   std::int64_t M = 0, N = 0, K = 0;  // C[M,N] = A[M,K] * B[K,N]
+  std::int64_t batch = 1;            // independent GEMMs of this shape in one kernel
 };
 struct AttentionShape {
   std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head_dim = 0;  // heads per GPU

@@ -26,6 +26,17 @@ int UnitBuilder::gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t 
   return push(t, deps);
 }
 
+int UnitBuilder::batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,
+                              std::initializer_list<DepRef> deps, bool recompute) {
+  OpTemplate t;
+  t.kind = kind;
+  t.shape.gemm = {M, N, K, batch};
+  t.flops = 2.0 * static_cast<double>(batch) * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  t.bytes = static_cast<std::uint64_t>(2 * batch * (M * K + K * N + M * N));
+  t.recompute = recompute;
+  return push(t, deps);
+}
+
 int UnitBuilder::attention(OpKind kind, const AttentionShape& shape, double flops,
                            std::initializer_list<DepRef> deps, bool recompute) {
   OpTemplate t;
@@ -43,9 +54,10 @@ int UnitBuilder::attention(OpKind kind, const AttentionShape& shape, double flop
 }
 
 int UnitBuilder::rows(OpKind kind, std::int64_t rows, std::int64_t dim, double tensors, double flops_per_elem,
-                      std::initializer_list<DepRef> deps, std::int64_t grad_elems) {
+                      std::initializer_list<DepRef> deps, std::int64_t grad_elems, bool recompute) {
   OpTemplate t;
   t.kind = kind;
+  t.recompute = recompute;
   t.shape.rows = {rows, dim};
   double elems = static_cast<double>(rows) * static_cast<double>(dim);
   t.flops = elems * flops_per_elem;

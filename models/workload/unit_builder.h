@@ -17,13 +17,16 @@ class UnitBuilder {
   // C[M,N] = A[M,K] B[K,N]: 2MNK FLOPs; reads A and B, writes C (16-bit).
   int gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t K, std::initializer_list<DepRef> deps,
            std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense);
+  // `batch` independent GEMMs of one shape in one kernel (unfused attention).
+  int batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,
+                   std::initializer_list<DepRef> deps, bool recompute);
   // One attention block: `flops` given by the caller (forward 4 b sq skv h d).
   int attention(OpKind kind, const AttentionShape& shape, double flops, std::initializer_list<DepRef> deps,
                 bool recompute = false);
   // Norms and elementwise ops over rows x dim: `tensors` 16-bit tensors of that
   // size read or written, `flops_per_elem` arithmetic per element.
   int rows(OpKind kind, std::int64_t rows, std::int64_t dim, double tensors, double flops_per_elem,
-           std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0);
+           std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0, bool recompute = false);
   int collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps);
 
   int size() const { return static_cast<int>(unit_.ops.size()); }

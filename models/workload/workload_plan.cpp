@@ -113,7 +113,8 @@ int WorkloadPlan::param_bytes() const { return workload::param_bytes(train_.dtyp
 int WorkloadPlan::grad_bytes() const { return workload::grad_bytes(train_.dtype); }
 
 void WorkloadPlan::build_units() {
-  RecipeContext c{model_, dims_, arch_traits(model_), train_.recompute == Recompute::selective};
+  RecipeContext c{model_, dims_, arch_traits(model_), train_.recompute == Recompute::selective,
+                  train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy};
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

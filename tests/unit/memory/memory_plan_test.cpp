@@ -82,6 +82,22 @@ TEST(MemoryPlan, OneFOneBHoldsPpMicroBatchesOnTheFirstStage) {
   EXPECT_EQ(mem.heaviest_stage, 0);
 }
 
+// training.attention: unfused keeps the score matrix, its softmax and dropout
+// (Korthikanti et al. 2022: 5 a s^2 b bytes per layer) where flash keeps its
+// fp32 row statistics (4 a s b): the plan differs by exactly that per layer.
+TEST(MemoryPlan, UnfusedAttentionHoldsKorthikantisScoreTerm) {
+  auto make = [](AttentionKernel kernel) {
+    ParallelismSpec par;
+    TrainingSpec t = small_training(4, 128);
+    t.attention = kernel;
+    return WorkloadPlan(tiny_gpt(4), par, t);
+  };
+  const WorkloadPlan flash = make(AttentionKernel::flash), unfused = make(AttentionKernel::unfused);
+  const MemoryPlan f = plan_memory(flash, 80.0), u = plan_memory(unfused, 80.0);
+  const double a = 8, s = 128, b = 1, layers = 4;
+  EXPECT_DOUBLE_EQ(u.stages[0].activations - f.stages[0].activations, layers * (5 * a * s * s * b - 4 * a * s * b));
+}
+
 // Interleaving: stage 0 holds 2 (pp - 1) + (v - 1) pp + 1 chunks, i.e. the
 // activations of pp + (pp - 1) / v micro-batches of the stage's layers
 // (Korthikanti et al. 2022, section 4.2.3; Narayanan et al. 2021).

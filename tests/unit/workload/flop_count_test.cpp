@@ -106,6 +106,26 @@ TEST(FlopCount, GeneratorOpsSumToTheClosedFormOverAllGpus) {
   }
 }
 
+// Unfused attention (training.attention: unfused) replaces each fused
+// attention op by batched QK^T / PV GEMMs and a softmax: the FLOPs are
+// conserved (Megatron's closed form counts the full s^2 either way), on
+// several splits, with and without selective recomputation.
+TEST(FlopCount, UnfusedAttentionConservesTheClosedForm) {
+  const double B = 16, s = 128, l = 4, h = 256, V = 1024;
+  for (Plan c : {Plan{1, 1, 1, 1, 1, false, Recompute::none}, Plan{2, 1, 2, 2, 1, false, Recompute::none},
+                 Plan{4, 1, 2, 1, 1, false, Recompute::full}, Plan{2, 1, 1, 2, 2, true, Recompute::selective}}) {
+    TrainingSpec t = small_training(16, 128);
+    t.recompute = c.recompute;
+    TrainingSpec u = t;
+    u.attention = AttentionKernel::unfused;
+    const Sums flash = sum_program_flops(WorkloadPlan(tiny_gpt(4), to_par(c), t));
+    const Sums unfused = sum_program_flops(WorkloadPlan(tiny_gpt(4), to_par(c), u));
+    SCOPED_TRACE("tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp));
+    EXPECT_NEAR(unfused.model, megatron_no_recompute(B, s, l, h, V), 1e-12 * unfused.model);
+    EXPECT_NEAR(unfused.hardware, flash.hardware, 1e-12 * flash.hardware);
+  }
+}
+
 // Models the closed form does not cover (GQA, SwiGLU, experts, selective
 // recomputation): the op stream and the architecture count still agree.
 TEST(FlopCount, GeneratorAgreesWithCountForMoeAndSelective) {
