@@ -29,6 +29,7 @@ models::OpEfficiency parse_efficiency(const ConfigNode& node) {
   models::OpEfficiency e;
   // Fractions of the datasheet peak a kernel class reaches: above 1 is impossible.
   e.gemm = r.get_double_or("gemm", e.gemm, NumberRange::fraction());
+  e.gemm_fp8 = r.get_double_or("gemm_fp8", e.gemm_fp8, NumberRange::fraction());
   e.attention = r.get_double_or("attention", e.attention, NumberRange::fraction());
   e.elementwise = r.get_double_or("elementwise", e.elementwise, NumberRange::fraction());
   e.communication_overhead_us =

@@ -32,13 +32,14 @@ GemmAlignment gemm_alignment(const GemmShape& s, Dtype dtype) {
   return GemmAlignment::odd;
 }
 
-GemmModelParams gemm_model_params(const GpuSpec& gpu, double peak_flops) {
+GemmModelParams gemm_model_params(const GpuSpec& gpu, double peak_flops, Dtype dtype) {
   const GemmModelSpec& g = gpu.gemm_model;
   GemmModelParams p;
   p.sm_count = gpu.sm_count;
   p.peak_flops = peak_flops;
   p.bandwidth = gpu.memory_bandwidth_gbps * 1e9;
-  p.efficiency[static_cast<int>(GemmAlignment::aligned)] = gpu.efficiency.gemm;
+  const bool fp8 = dtype == Dtype::fp8 && gpu.efficiency.gemm_fp8 > 0;
+  p.efficiency[static_cast<int>(GemmAlignment::aligned)] = fp8 ? gpu.efficiency.gemm_fp8 : gpu.efficiency.gemm;
   p.efficiency[static_cast<int>(GemmAlignment::unaligned)] = g.unaligned_efficiency;
   p.efficiency[static_cast<int>(GemmAlignment::odd)] = g.odd_efficiency;
   p.memory_efficiency[static_cast<int>(GemmAlignment::aligned)] = g.memory_efficiency;

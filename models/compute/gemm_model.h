@@ -67,7 +67,8 @@ struct GemmModelParams {
 
 // The parameters for one dtype from a hardware file (peak from gpu.peak_tflops,
 // large efficiency from gpu.efficiency.gemm, the rest from gpu.gemm).
-GemmModelParams gemm_model_params(const GpuSpec& gpu, double peak_flops);
+// gpu.efficiency.gemm_fp8, when set, replaces efficiency.gemm for fp8.
+GemmModelParams gemm_model_params(const GpuSpec& gpu, double peak_flops, Dtype dtype = Dtype::bf16);
 
 // Kernel time in seconds; the shape must be positive in every dimension.
 double gemm_model_seconds(const GemmModelParams& p, const GemmShape& shape, Dtype dtype);

@@ -44,7 +44,7 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
                            g.odd_memory_efficiency}) {
       require_positive(f, "gpu.gemm efficiencies");
     }
-    for (int i = 0; i < kDtypes; ++i) gemm_[i] = gemm_model_params(gpu, peak_[i]);
+    for (int i = 0; i < kDtypes; ++i) gemm_[i] = gemm_model_params(gpu, peak_[i], static_cast<Dtype>(i));
   }
 }
 

@@ -12,6 +12,7 @@ enum class Dtype { bf16, fp16, fp8, tf32, fp32 };
 
 struct OpEfficiency {
   double gemm = 0.80;
+  double gemm_fp8 = 0;                      // large fp8 GEMMs, fraction of the fp8 peak; 0 = as `gemm`
   double attention = 0.65;
   double elementwise = 0.85;
   double communication_overhead_us = 5.0;   // fixed launch/sync cost per collective

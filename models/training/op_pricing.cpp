@@ -29,7 +29,27 @@ OpClass streaming_class(OpKind kind) {
   }
 }
 
+// FP8 recipes quantise the transformer layers' linear GEMMs; the LM head
+// (Megatron's output layer is not a TE layer; torchtitan's Float8 skips
+// "output"), the router and attention's batched GEMMs stay in bf16.
+bool fp8_linear(OpKind kind) {
+  switch (kind) {
+    case OpKind::qkv_fwd: case OpKind::qkv_dgrad: case OpKind::qkv_wgrad:
+    case OpKind::attn_proj_fwd: case OpKind::attn_proj_dgrad: case OpKind::attn_proj_wgrad:
+    case OpKind::mlp_fc1_fwd: case OpKind::mlp_fc1_dgrad: case OpKind::mlp_fc1_wgrad:
+    case OpKind::mlp_fc2_fwd: case OpKind::mlp_fc2_dgrad: case OpKind::mlp_fc2_wgrad:
+    case OpKind::expert_fc1_fwd: case OpKind::expert_fc1_dgrad: case OpKind::expert_fc1_wgrad:
+    case OpKind::expert_fc2_fwd: case OpKind::expert_fc2_dgrad: case OpKind::expert_fc2_wgrad:
+    case OpKind::mtp_proj_fwd: case OpKind::mtp_proj_dgrad: case OpKind::mtp_proj_wgrad: return true;
+    default: return false;
+  }
+}
+
 }  // namespace
+
+Dtype OpPricer::gemm_dtype(workload::OpKind kind) const {
+  return dtype_ == Dtype::fp8 && !fp8_linear(kind) ? Dtype::bf16 : dtype_;
+}
 
 OpPricer::OpPricer(const ExperimentSpec& e)
     : cost_(CostModel::from_spec(e.hardware.gpu)),
@@ -40,10 +60,15 @@ ComputeOp OpPricer::kernel(const workload::Op& op) const {
   const auto& shape = op.shape;
   switch (workload::op_class(op.kind)) {
     case workload::OpClass::gemm:
-      return gemm_op({shape.gemm.M, shape.gemm.N, shape.gemm.K, shape.gemm.batch}, dtype_);
-    case workload::OpClass::attention:
-      return op.kind == OpKind::attention_bwd ? attention_backward_op(attention_shape(shape.attention), dtype_)
-                                              : attention_op(attention_shape(shape.attention), dtype_);
+      return gemm_op({shape.gemm.M, shape.gemm.N, shape.gemm.K, shape.gemm.batch}, gemm_dtype(op.kind));
+    case workload::OpClass::attention: {
+      // FP8 training (Transformer Engine's fp8 autocast, torchtitan's Float8
+      // Linear) quantises the linear layers' GEMMs only; attention runs in bf16
+      // unless fp8 attention is asked for explicitly (TE's fp8_dpa, off by default).
+      const Dtype d = dtype_ == Dtype::fp8 ? Dtype::bf16 : dtype_;
+      return op.kind == OpKind::attention_bwd ? attention_backward_op(attention_shape(shape.attention), d)
+                                              : attention_op(attention_shape(shape.attention), d);
+    }
     case workload::OpClass::norm:
       if (op.kind == OpKind::norm_bwd) return norm_backward_op({shape.rows.rows, shape.rows.dim, norm_}, dtype_);
       return norm_op({shape.rows.rows, shape.rows.dim, norm_}, dtype_);

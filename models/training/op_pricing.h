@@ -24,6 +24,9 @@ class OpPricer {
   }
 
   const CostModel& cost_model() const { return cost_; }
+  // The dtype a GEMM of this kind runs in: the training dtype, except that
+  // under fp8 only the layers' linear GEMMs are fp8 (the rest bf16).
+  Dtype gemm_dtype(workload::OpKind kind) const;
 
  private:
   CostModel cost_;

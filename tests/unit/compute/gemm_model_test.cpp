@@ -97,6 +97,17 @@ TEST(GemmModel, BatchedGemmCostsLikeItsTilesNotLikeOneBigGemm) {
   EXPECT_GT(batched, 64 * 2.0 * 1024 * 1024 * 128 / (989e12 * gpu.efficiency.gemm));  // never beats the large rate
 }
 
+TEST(GemmModel, Fp8UsesItsOwnLargeGemmRate) {
+  GpuSpec gpu = shape_aware_gh200();
+  gpu.gemm_model.fixed_us = 0;
+  const GemmShape big{16384, 16384, 16384, 1};
+  const double bf16 = seconds(gpu, big, Dtype::bf16);
+  // Without gemm_fp8, fp8 runs at the same fraction of its (2x) peak.
+  EXPECT_NEAR(bf16 / seconds(gpu, big, Dtype::fp8), 2.0, 0.02);
+  gpu.efficiency.gemm_fp8 = 0.45;  // 0.75 of the bf16 fraction
+  EXPECT_NEAR(bf16 / seconds(gpu, big, Dtype::fp8), 2.0 * 0.45 / 0.60, 0.02);
+}
+
 TEST(GemmModel, WithoutSmCountTheRooflineIsUnchanged) {
   GpuSpec gpu = test::gh200();
   const ComputeOp op = gemm_op({4096, 4096, 4096, 1}, Dtype::bf16);

@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""ctest `accuracy_public_throughput` (LABELS accuracy): preflight's predicted
+step time against published, measured training throughputs, over the rows of
+tests/validation/subset.txt.
+
+Prints the table (tests/bench/accuracy_table.py) and exits non-zero when
+  * the FLOPs-convention self-test of rows.py fails,
+  * any subset row is unknown, unsupported, fails to run or times out,
+  * MAPE over the subset exceeds --max-mape (percent), or
+  * any row's |signed error| exceeds --max-row-error (percent).
+
+  /usr/bin/python3 tests/validation/accuracy_test.py --preflight build/io/cli/preflight --max-mape 10 --max-row-error 25
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "bench"))
+import rows as rowlib  # noqa: E402
+import accuracy_table  # noqa: E402
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preflight", required=True, help="preflight binary")
+    ap.add_argument("--max-mape", type=float, required=True, help="largest MAPE over the subset, percent")
+    ap.add_argument("--max-row-error", type=float, required=True, help="largest |signed error| of one row, percent")
+    ap.add_argument("--rows", default="subset", help="subset (default), all, a file of ids, or ID,ID,...")
+    ap.add_argument("--timeout", type=float, default=accuracy_table.DEFAULT_TIMEOUT_S, help="seconds per row")
+    args = ap.parse_args(argv)
+
+    failures = []
+    all_rows = rowlib.load_rows()
+    try:
+        n = rowlib.self_test(all_rows)
+        print(f"rows.py self-test: {n} FLOPs-convention cross-checks passed")
+    except AssertionError as e:
+        failures.append(f"rows.py self-test: {e}")
+
+    rows, missing = accuracy_table.select_rows(args.rows, all_rows)
+    failures += [f"{i}: not a row id of tests/validation/public-throughput.csv" for i in missing]
+    failures += [f"{r.id}: {r.status}" for r in rows if not r.ok]
+    if not Path(args.preflight).is_file():
+        failures.append(f"no preflight binary at {args.preflight}")
+        rows = []
+
+    results = accuracy_table.run_rows(rows, args.preflight, args.timeout, progress=True)
+    summary = accuracy_table.summarize(results)
+    print(accuracy_table.format_table(results, summary))
+    print()
+
+    for f in summary["failed"]:
+        failures.append(f"{f['id']}: {f['status']} {f['message']}")
+    if summary["mape"] is not None and summary["mape"] > args.max_mape:
+        failures.append(f"MAPE {summary['mape']:.1f} % > {args.max_mape:g} %")
+    for r in results:
+        if r["error_pct"] is not None and abs(r["error_pct"]) > args.max_row_error:
+            failures.append(f"{r['id']}: |error| {abs(r['error_pct']):.1f} % > {args.max_row_error:g} %")
+    if not results or summary["rows_run"] == 0:
+        failures.append("no row ran")
+
+    print(f"thresholds: MAPE <= {args.max_mape:g} %, every row |error| <= {args.max_row_error:g} %")
+    if failures:
+        print(f"FAIL ({len(failures)}):")
+        for f in failures:
+            print("  " + f)
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,798 @@
+#!/usr/bin/python3
+"""Published, measured training throughputs as preflight experiments.
+
+Reads tests/validation/public-throughput.csv (see README.md next to this file
+for the sources, their FLOPs conventions and every default used here) and, per
+row, derives
+
+  * the measured step time in seconds from the row's headline metric, and
+  * a preflight experiment (a YAML tree plus --set overrides), or the reason
+    why preflight cannot express the row (status "unsupported: ...").
+
+Standard library only. Self-test of the FLOPs conventions against the
+cross-checks the data set documents:  /usr/bin/python3 tests/validation/rows.py --self-test
+List the rows:                          /usr/bin/python3 tests/validation/rows.py --list
+Check every experiment with preflight:  /usr/bin/python3 tests/validation/rows.py --validate build/io/cli/preflight
+"""
+
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[1]
+CSV_PATH = HERE / "public-throughput.csv"
+SUBSET_PATH = HERE / "subset.txt"
+HARDWARE_DIR = REPO_ROOT / "configs" / "hardware"
+MODELS_DIR = REPO_ROOT / "configs" / "models"
+
+# ---------------------------------------------------------------------------
+# FLOPs conventions, one function per source convention (README.md, "FLOPs
+# conventions"). All return FLOPs for ONE global-batch step of B sequences.
+# ---------------------------------------------------------------------------
+
+
+def flops_megatron_core_r080(B, s, L, h, ffn, a, g, V, q=None, gated=False, topk=1):
+    """Megatron-Core r0.8.0 num_floating_point_operations (model FLOPs, no
+    recompute, full non-causal s^2 attention, logit layer included):
+        12*B*s*L*h^2 * [ (1 + g/a + s/h) * q/h  +  ffn/h * k * (3/2 if SwiGLU)  +  V/(2*L*h) ]
+    q = query projection width (heads*head_dim, = h by default), g = KV heads,
+    k = routed experts per token (1 for dense)."""
+    q = h if q is None else q
+    glu = 1.5 if gated else 1.0
+    return 12.0 * B * s * L * h * h * ((1 + g / a + s / h) * q / h + ffn / h * topk * glu + V / (2.0 * L * h))
+
+
+def flops_megatron_moe_causal(B, s, L, h, ffn, a, g, V, q=None, gated=True, topk=1, shared_ffn=0):
+    """Megatron-LM MoE-aware num_floating_point_operations as used by
+    Megatron-MoE-ModelZoo (and Megatron-Bridge MoE rows): the r0.8.0 form with
+    the causal discount on the attention matrix ("only half of the attention
+    matrix is non-zero") and a shared-expert term:
+        12*B*s*L*h^2 * [ (1 + g/a + s/(2h)) * q/h  +  (ffn*k + shared_ffn)/h * (3/2 if SwiGLU)  +  V/(2*L*h) ]"""
+    q = h if q is None else q
+    glu = 1.5 if gated else 1.0
+    return 12.0 * B * s * L * h * h * ((1 + g / a + s / (2.0 * h)) * q / h + (ffn * topk + shared_ffn) / h * glu
+                                        + V / (2.0 * L * h))
+
+
+def flops_megatron_hw_recompute(B, s, L, h, V):
+    """Megatron-LM 2020 README and Megatron-DeepSpeed (BLOOM) 'TFLOPs': hardware
+    FLOPs with full activation recompute (Narayanan et al. SC'21 eq. 3):
+        96*B*s*L*h^2 * (1 + s/(6h) + V/(16*L*h))"""
+    return 96.0 * B * s * L * h * h * (1 + s / (6.0 * h) + V / (16.0 * L * h))
+
+
+def flops_nemo_full(B, s, L, h, ffn, a, g, V, gated):
+    """NeMo 24.07 family formulas (nemo/utils/flops_formulas.py: gpt3, llama2/3,
+    nemotron), attention WITHOUT the causal discount:
+        B*s*L*h^2 * (12 + 12*g/a + (18 if gated else 12)*ffn/h + 12*s/h + 6*V/(L*h))
+    (gpt3's 24h^2+4sh form is this with ffn = 4h, g = a)."""
+    return B * s * L * h * h * (12 + 12 * g / a + (18 if gated else 12) * ffn / h + 12 * s / h + 6 * V / (L * h))
+
+
+def flops_bridge_causal(B, s, L, h, ffn, a, g, V, gated):
+    """Megatron-Bridge 25.11 dense family formulas: as NeMo 24.07 with the
+    causal-halved attention (NeMo PR #14424):
+        B*s*L*h^2 * (12 + 12*g/a + (18 if gated else 12)*ffn/h + 6*s/h + 6*V/(L*h))"""
+    return B * s * L * h * h * (12 + 12 * g / a + (18 if gated else 12) * ffn / h + 6 * s / h + 6 * V / (L * h))
+
+
+def flops_per_token_llm_foundry(N, L, h, s):
+    """llm-foundry MFU convention: (6*N + 12*L*h*s) FLOPs per token, N = NumParams
+    including embeddings, full (non-causal) attention, no recompute."""
+    return 6.0 * N + 12.0 * L * h * s
+
+
+# Peaks the sources divide by for MFU (TFLOP/s).
+PEAK_MEGATRON_H100_BF16 = 989.0     # Megatron-LM README: MFU = TFLOP/s / ~989
+LLM_FOUNDRY_PEAK = {("A100-80GB", "bf16"): 312.0, ("H100-SXM", "bf16"): 989.0, ("H100-SXM", "fp8"): 1979.0}
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+
+def _int(text):
+    m = re.match(r"\s*(\d+)", text or "")
+    return int(m.group(1)) if m else None
+
+
+def _note_number(notes, pattern):
+    m = re.search(pattern, notes)
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+def embedding_loss_split(layers, vstages):
+    """Megatron's --account-for-embedding-in-pipeline-split and
+    --account-for-loss-in-pipeline-split: the embedding and the loss each take
+    one layer slot, so the first and last model chunks hold one layer fewer.
+    None when (layers + 2) does not divide evenly."""
+    if (layers + 2) % vstages != 0:
+        return None
+    per = (layers + 2) // vstages
+    counts = [per] * vstages
+    counts[0] -= 1
+    counts[-1] -= 1
+    return counts
+
+
+def to_yaml(obj, indent=0):
+    """A tiny YAML emitter for nested dicts / lists / scalars (block mappings,
+    flow lists of scalars)."""
+    pad = "  " * indent
+    out = []
+    for key, value in obj.items():
+        if isinstance(value, dict):
+            out.append(f"{pad}{key}:")
+            out.append(to_yaml(value, indent + 1))
+        else:
+            out.append(f"{pad}{key}: {_scalar(value)}")
+    return "\n".join(line for line in out if line != "")
+
+
+def _scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_scalar(x) for x in v) + "]"
+    return json.dumps(str(v))  # a double-quoted YAML string
+
+
+# ---------------------------------------------------------------------------
+# Per-source defaults (README.md "Per-source defaults" explains each one).
+# ---------------------------------------------------------------------------
+
+SOURCE_DEFAULTS = {
+    "megatron-lm-readme-h100": [
+        "micro_batch 1 (not stated; examples/gpt3/train_gpt3_175b_distributed.sh at f2e5db4 uses --micro-batch-size 1)",
+        "zero_stage 1: the README lists --overlap-param-gather, which Megatron-Core only allows with --use-distributed-optimizer",
+        "sequence_parallel when tp > 1: the README lists --tp-comm-overlap, which requires sequence parallelism",
+        "recompute none (not stated; the same commit's GPT-3 example sets no recompute flag, Megatron-Core's default)",
+        "dtype bf16 (MFU is quoted against the 989 TFLOP/s BF16 peak)",
+        "pipeline_schedule 1f1b (virtual pipeline not stated)",
+        "strong-scaling rows: TP 8 x PP 6 of the weak-scaling 177B row (same model; TP/PP not stated)",
+        "layernorm, GeLU, untied embeddings (inferred in the data set from the parameter counts)",
+    ],
+    "megatron-lm-readme-2020": [
+        "dtype fp16 (the repo's example scripts at that commit use --fp16)",
+        "recompute full (inferred in the data set from the 96-factor TFLOP/s formula; examples use --checkpoint-activations)",
+        "zero_stage 0, sequence_parallel off (neither existed in 2020)",
+        "overlap_grad_reduce false: 2020 Megatron-LM's default --DDP-impl local all-reduces gradients after the backward pass",
+        "A100 = A100-SXM4-40GB: memory_gb 40 and memory_bandwidth_gbps 1555 (the README predates the 80 GB part, announced 2020-11-16)",
+        "tied embeddings, learned positions (the parameter column equals 12Lh^2+13Lh+Vh+sh)",
+        "fewer than 8 GPUs: one server with gpus_per_node = GPUs",
+        "training.attention unfused: 2020 Megatron-LM's CoreAttention (batched QK^T/PV GEMMs, fused scale-mask-softmax on materialised scores); FlashAttention came in 2022",
+    ],
+    "nemo-24.07-perf-summary": [
+        "dtype fp8 (the table is FP8)",
+        "sequence_parallel when tp > 1 (NeMo/Megatron-Bridge perf scripts set SP = TP > 1)",
+        "zero_stage 1 (NeMo GPT/Llama training configs of the time use distributed_fused_adam)",
+        "recompute none (not stated; NeMo's default activations_checkpoint_granularity is null)",
+        "vp > 1 -> interleaved schedule with virtual_stages = vp",
+        "Nemotron's squared-ReLU MLP run as a GeLU-shaped (non-gated, two-matrix) MLP: same GEMMs and FLOPs",
+        "norm/tied embeddings from the NeMo 2.0 configs: GPT3 layernorm + tied, Llama rmsnorm untied, Nemotron layernorm untied",
+    ],
+    "megatron-bridge-25.11-perf-summary": [
+        "sequence_parallel when tp > 1 (the notes: the perf scripts set SP = TP > 1)",
+        "zero_stage 1 for 'DDP (FSDP=0)' (Megatron-Bridge pretraining recipes use the distributed optimizer); megatron_fsdp -> zero_stage 3",
+        "recompute none (left blank in the data set; the perf configs did not match the table's parallelism)",
+        "FP8-CS and FP8-MX (MXFP8) -> dtype fp8",
+        "uneven chunks: Megatron's embedding/loss accounting in the pipeline split when it divides, else preflight's even spread",
+        "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
+        "EP larger than DP (expert tensor parallel 1, EP folded over TP ranks): ep = EP/TP with TP-sharded experts (same expert FLOPs and memory per GPU)",
+        "Qwen3 head_dim 128; GPT-OSS head_dim 64, sliding-window layers and attention sinks run as full causal attention",
+        "DeepSeek-V3: configs/models/deepseek-v3.yaml (MLA, 1 shared expert, 3 dense layers, MTP 1)",
+    ],
+    "torchtitan-benchmarks": [
+        "H100 96 GB HBM2e at 500 W: h100-sxm-80gb preset with memory_gb 96 and memory_bandwidth_gbps 2400 (both stated by the benchmark file); the 500 W power cap is NOT modelled",
+        "FSDP2 full shard -> zero_stage 3; TP rows sequence_parallel on",
+        "Float8 rows -> dtype fp8; torch.compile, async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
+        "micro_batch = local batch (no gradient accumulation); PP rows: torchtitan 9dec370 uses n_microbatches = pp degree, so micro_batch = local batch / pp",
+        "Interleaved 1F1B: 2 stages per rank (torchtitan's generated split points for a multi-stage schedule)",
+        "op-level selective AC -> recompute selective; full AC -> full",
+    ],
+    "llm-foundry-mpt-benchmarks": [
+        "FSDP FULL_SHARD -> zero_stage 3, SHARD_GRAD_OP -> zero_stage 2, no TP/PP",
+        "activation_checkpointing -> recompute full, else none",
+        "amp_bf16/bf16 -> bf16, amp_fp8 -> fp8",
+        "MPT: layernorm, GeLU, tied embeddings (NumParams has one V*h)",
+    ],
+    "bloom-176b-bigscience": [
+        "zero_stage 1 (BF16_Optimizer's own ZeRO-1 sharding), recompute full, bf16, no SP",
+        "pipeline split 'type:transformer|embedding': embeddings take a slot on the first and last stage -> [5, 6 x 10, 5]",
+        "Jean Zay network: 4 Omni-Path links per node -> nics_per_node 4 x 100 Gb/s (OPA 100), fat_tree",
+        "tied embeddings, layernorm, GeLU; vocab 250880",
+        "training.attention unfused: bigscience Megatron-DeepSpeed (tr11, 2022) used the fused scale-mask-softmax on materialised scores, no FlashAttention",
+    ],
+    "bloom-176b-prequel-topology-sweep": [
+        "as bloom-176b-bigscience; vocab 250880 (the production padding; the sweep states only '250k')",
+        "precision bf16 where not stated (the tr11 runs were bf16)",
+        "182B GBS sweep (78 layers on 12 stages, before the embedding-aware split): 7 per stage, last stage 1 (the source's note)",
+    ],
+    "megatron-moe-modelzoo-qwen3": [
+        "zero_stage 1 (model yaml sets --use-distributed-optimizer); 'Megatron FSDP' -> zero_stage 3",
+        "sequence_parallel on (model args)",
+        "recompute: 'selective (layernorm + MoE activation)' -> selective; 'full' -> full; blank -> none",
+        "pipeline split with embedding and loss accounting (runtime.conf LAYERS=96 'Account loss and embedding')",
+        "EP larger than DP (ETP 1, EP folded over TP ranks): ep = EP/TP with TP-sharded experts; EP folded over CP ranks is not expressible",
+        "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
+    ],
+}
+
+# Architecture facts not in the CSV (public model configs; README.md cites them).
+HEAD_DIM = {"Qwen3": 128, "GPT OSS": 64}
+
+
+# ---------------------------------------------------------------------------
+# Rows
+# ---------------------------------------------------------------------------
+
+
+class Row:
+    def __init__(self, raw, rid, line):
+        self.raw = raw
+        self.id = rid
+        self.line = line                         # 1-based data line in the CSV
+        self.source = raw["source_id"]
+        self.model = raw["model_name"]
+        self.gpu = raw["gpu"]
+        self.gpus = int(raw["gpus"])
+        self.unit = raw["measured_unit"]
+        self.value = float(raw["measured_value"])
+        self.measured_s = None
+        self.status = "ok"
+        self.experiment = None                   # YAML tree (dict)
+        self.overrides = []                      # --set KEY=VALUE
+        self.assumptions = []                    # row-specific defaults / approximations
+        self.size_b = float(raw["params_b"]) if raw["params_b"] else None
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    def short_gpu(self):
+        g = self.gpu
+        for key, short in (("H100-96GB", "H100-96G"), ("H100", "H100"), ("H200", "H200"), ("B200", "B200"),
+                           ("GB200", "GB200"), ("A100", "A100"), ("V100", "V100")):
+            if key in g:
+                return "GB200" if "GB200" in g else short
+        return g
+
+    def to_dict(self):
+        return {"id": self.id, "source": self.source, "model": self.model, "gpu": self.gpu, "gpus": self.gpus,
+                "measured_s": self.measured_s, "status": self.status, "overrides": self.overrides,
+                "assumptions": self.assumptions}
+
+
+def _unsupported(row, reason):
+    row.status = "unsupported: " + reason
+
+
+def load_rows(path=CSV_PATH):
+    with open(path, newline="") as f:
+        raws = list(csv.DictReader(f))
+    counters = {}
+    rows = []
+    for i, raw in enumerate(raws):
+        src = raw["source_id"]
+        counters[src] = counters.get(src, 0) + 1
+        row = Row(raw, f"{src}-{counters[src]}", i + 1)
+        row.measured_s = measured_step_s(row)
+        build_experiment(row)
+        rows.append(row)
+    return rows
+
+
+# ---- measured step time -----------------------------------------------------
+
+
+def _dims(row):
+    r = row.raw
+    L, h, a = int(r["layers"]), int(r["hidden"]), int(r["heads"])
+    g = _int(r["kv_heads"]) or a
+    V = _int(r["vocab"])
+    if V == 250:      # "250k (exact padding not stated)": the production padding
+        V = 250880
+    ffn = _int(r["ffn_hidden"])
+    return L, h, a, g, V, ffn
+
+
+def flops_per_step(row):
+    """FLOPs per global-batch step by the row's own source convention (the one
+    its TFLOP/s or MFU figure was computed with)."""
+    r = row.raw
+    B, s = int(r["global_batch"]), int(r["seq_length"])
+    L, h, a, g, V, ffn = _dims(row)
+    src = row.source
+    if src == "megatron-lm-readme-h100":
+        return flops_megatron_core_r080(B, s, L, h, ffn, a, g, V, gated=r["activation"] == "swiglu")
+    if src in ("bloom-176b-bigscience", "bloom-176b-prequel-topology-sweep", "megatron-lm-readme-2020"):
+        return flops_megatron_hw_recompute(B, s, L, h, V)
+    if src == "megatron-moe-modelzoo-qwen3":
+        q = a * HEAD_DIM["Qwen3"]
+        return flops_megatron_moe_causal(B, s, L, h, ffn, a, g, V, q=q, gated=True, topk=int(r["moe_topk"]))
+    raise ValueError(f"{row.id}: no FLOPs convention for source {src}")
+
+
+def measured_step_s(row):
+    r = row.raw
+    B, s = int(r["global_batch"]), int(r["seq_length"])
+    if row.unit == "iteration_s":
+        return row.value
+    if row.unit == "tokens_per_s_per_gpu":
+        return B * s / (row.gpus * row.value)
+    if row.unit == "tflops_per_gpu":
+        return flops_per_step(row) / (row.gpus * row.value * 1e12)
+    if row.unit == "mfu":
+        if row.source != "megatron-lm-readme-h100":
+            raise ValueError(f"{row.id}: MFU peak unknown for {row.source}")
+        tflops = row.value / 100.0 * PEAK_MEGATRON_H100_BF16
+        return flops_per_step(row) / (row.gpus * tflops * 1e12)
+    raise ValueError(f"{row.id}: unknown unit {row.unit}")
+
+
+# ---- experiment -------------------------------------------------------------
+
+
+def _hardware(row):
+    """(preset file, overrides, assumption notes) or (None, reason)."""
+    g = row.gpu
+    if g.startswith("V100"):
+        return None, "no V100 hardware preset in configs/hardware (Volta, DGX-2)"
+    if g.startswith("GB200"):
+        return None, "no GB200 hardware preset in configs/hardware (Grace-Blackwell NVL72)"
+    if g == "H100-SXM":
+        return ("h100-sxm-80gb.yaml", [], []), None
+    if g.startswith("H100-96GB"):
+        return ("h100-sxm-80gb.yaml", ["hardware.gpu.memory_gb=96", "hardware.gpu.memory_bandwidth_gbps=2400"],
+                ["H100 96 GB HBM2e 2.4 TB/s (source); 500 W power cap not modelled"]), None
+    if g == "H200":
+        return ("h200-sxm-141gb.yaml", [], []), None
+    if g == "B200":
+        return ("b200-192gb.yaml", [], []), None
+    if g == "A100-80GB":
+        return ("a100-sxm-80gb.yaml", [], []), None
+    if g.startswith("A100 (DGX-A100"):
+        return ("a100-sxm-80gb.yaml", ["hardware.gpu.memory_gb=40", "hardware.gpu.memory_bandwidth_gbps=1555"],
+                ["A100-SXM4-40GB in September 2020"]), None
+    return None, f"unknown GPU '{g}'"
+
+
+def _precision(row):
+    p = row.raw["precision"].lower()
+    if p.startswith("mxfp8"):
+        return "fp8", ["MXFP8 run as dtype fp8"]
+    if p.startswith("fp8"):
+        return "fp8", []
+    if p.startswith("bf16"):
+        return "bf16", []
+    if p == "":
+        defaults = {"megatron-lm-readme-h100": "bf16", "megatron-lm-readme-2020": "fp16",
+                    "bloom-176b-prequel-topology-sweep": "bf16"}
+        return defaults[row.source], []
+    raise ValueError(f"{row.id}: precision {p!r}")
+
+
+def _recompute(row):
+    r = row.raw["recompute"].lower()
+    if r.startswith("full"):
+        return "full"
+    if r.startswith("selective"):
+        return "selective"
+    if r.startswith("none") or r == "":
+        return "none"
+    raise ValueError(f"{row.id}: recompute {r!r}")
+
+
+def _zero_stage(row):
+    z = row.raw["zero_distributed_optimizer"]
+    zl = z.lower()
+    src = row.source
+    if "shard_grad_op" in zl:
+        return 2
+    if "full_shard" in zl or "fsdp2 full shard" in zl or "fsdp (sharding" in zl or zl.startswith("megatron_fsdp") \
+            or zl == "megatron fsdp":
+        return 3
+    if "zero-1" in zl or zl.startswith("distributed optimizer") or zl.startswith("zero-1"):
+        return 1
+    if zl.startswith("none"):
+        return 0
+    if zl.startswith("ddp (fsdp=0)"):
+        return 1          # Megatron-Bridge recipes: distributed optimizer
+    if zl == "":
+        return {"megatron-lm-readme-h100": 1, "nemo-24.07-perf-summary": 1}[src]
+    if zl.startswith("zero-1") or zl == "zero-1":
+        return 1
+    raise ValueError(f"{row.id}: zero/distributed optimizer {z!r}")
+
+
+def _model(row):
+    """Model tree; may mark the row unsupported."""
+    r = row.raw
+    src, name = row.source, row.model
+    if name.startswith("DeepSeekV3"):
+        return str(MODELS_DIR / "deepseek-v3.yaml"), ([] if "w/ MTP" in name else ["model.mtp_layers=0"])
+    L, h, a, g, V, ffn = _dims(row)
+    act = r["activation"]
+    if act == "squared_relu":
+        act = "gelu"
+        row.assumptions.append("squared-ReLU MLP as GeLU-shaped MLP")
+    if act not in ("gelu", "swiglu"):
+        _unsupported(row, f"activation {act}")
+        return None, []
+    m = {"name": name, "layers": L, "hidden_size": h, "ffn_hidden_size": ffn, "num_attention_heads": a,
+         "num_kv_heads": g, "vocab_size": V, "activation": act}
+    for key, hd in HEAD_DIM.items():
+        if name.startswith(key):
+            m["head_dim"] = hd
+    llama_like = act == "swiglu"
+    m["norm"] = "rmsnorm" if llama_like else "layernorm"
+    tied = {"megatron-lm-readme-2020": True, "llm-foundry-mpt-benchmarks": True, "bloom-176b-bigscience": True,
+            "bloom-176b-prequel-topology-sweep": True}.get(src, False)
+    if src == "nemo-24.07-perf-summary" and name.startswith("GPT3"):
+        tied = True
+    m["tied_embeddings"] = tied
+    if r["moe_experts"]:
+        m["moe"] = {"num_experts": int(r["moe_experts"]), "top_k": int(r["moe_topk"]), "expert_ffn_hidden_size": ffn}
+    if name.startswith("GPT OSS"):
+        row.assumptions.append("GPT-OSS sliding-window/sink attention as full causal")
+    return m, []
+
+
+def _map_ep(row, tp, dp, cp, ep):
+    if ep == 1 or dp % ep == 0:
+        return ep
+    if cp == 1 and ep % tp == 0 and dp % (ep // tp) == 0:
+        row.assumptions.append(f"EP {ep} over TP x DP (ETP 1) as ep {ep // tp} with TP-sharded experts")
+        return ep // tp
+    _unsupported(row, f"EP {ep} spans CP/TP ranks (tp {tp}, cp {cp}, dp {dp}): preflight carves EP out of DP only")
+    return None
+
+
+def build_experiment(row):
+    r = row.raw
+    src = row.source
+    hw, reason = _hardware(row)
+    if hw is None:
+        _unsupported(row, reason)
+        return
+    hw_file, hw_sets, hw_notes = hw
+    row.assumptions += hw_notes
+    model, model_sets = _model(row)
+    if not row.ok:
+        return
+    overrides = list(hw_sets) + list(model_sets)
+
+    tp = _int(r["tp"]) or 1
+    pp = _int(r["pp"]) or 1
+    if src == "megatron-lm-readme-h100" and not r["tp"]:
+        tp, pp = 8, 6
+        row.assumptions.append("TP8 x PP6 from the weak-scaling 177B row")
+    cp = _int(r["cp"]) or 1
+    ep = _int(r["ep"]) or 1
+    vp = _int(r["vp"]) or 1
+    dp = row.gpus // (tp * pp * cp)
+    layers = int(r["layers"])
+
+    # torchtitan PP: n_microbatches defaults to the pp degree; interleaved = 2 stages per rank.
+    mbs = _int(r["micro_batch"]) or 1
+    if src == "torchtitan-benchmarks" and pp > 1:
+        local = mbs
+        mbs = local // pp
+        if "Interleaved" in r["notes"]:
+            vp = 2
+        row.assumptions.append(f"PP micro-batches = pp = {pp}: micro_batch {mbs} of local batch {local}")
+
+    if "INCONSISTENT" in r["notes"]:
+        ga = int(r["global_batch"]) // (mbs * dp)
+        row.assumptions.append(f"source's GA inconsistent: GBS and MBS kept, GA {ga}")
+
+    ep = _map_ep(row, tp, dp, cp, ep)
+    if not row.ok:
+        return
+
+    sp_text = r["sequence_parallel"].lower()
+    if sp_text.startswith("yes"):
+        sp = True
+    elif sp_text.startswith("no"):
+        sp = False
+    else:
+        sp = tp > 1
+    if tp == 1:
+        sp = False
+
+    par = {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "sequence_parallel": sp,
+           "pipeline_schedule": "interleaved" if vp > 1 else "1f1b", "virtual_stages": vp,
+           "zero_stage": _zero_stage(row)}
+    chunks = pp * vp
+    if src in ("bloom-176b-bigscience", "bloom-176b-prequel-topology-sweep") and pp > 1:
+        if layers == 70 and pp == 12:
+            par["layers_per_stage"] = [5] + [6] * 10 + [5]
+        elif layers == 78 and pp == 12:
+            par["layers_per_stage"] = [7] * 11 + [1]
+    elif pp > 1 and layers % chunks != 0 and src in ("megatron-bridge-25.11-perf-summary",
+                                                     "megatron-moe-modelzoo-qwen3") \
+            and not row.model.startswith("DeepSeek"):
+        split = embedding_loss_split(layers, chunks)
+        if split:
+            par["layers_per_stage"] = split
+            row.assumptions.append("embedding/loss-accounted pipeline split")
+
+    dtype, notes = _precision(row)
+    row.assumptions += notes
+    train = {"global_batch_size": int(r["global_batch"]), "micro_batch_size": mbs,
+             "seq_length": int(r["seq_length"]), "recompute": _recompute(row), "dtype": dtype}
+    if src == "megatron-lm-readme-2020":
+        train["overlap_grad_reduce"] = False
+    if src == "megatron-lm-readme-2020" or src.startswith("bloom-176b"):
+        # No FlashAttention before mid-2022: Megatron's CoreAttention materialises the scores.
+        train["attention"] = "unfused"
+
+    # hardware: preset by absolute path; fewer GPUs than a server -> one smaller server
+    gpn = int(r["gpus_per_node"]) if r["gpus_per_node"] else 8
+    if row.gpus < gpn:
+        gpn = row.gpus
+    if gpn != 8:
+        overrides.append(f"hardware.node.gpus_per_node={gpn}")
+    kind = "rail_optimized"
+    if src.startswith("bloom-176b"):
+        overrides += ["hardware.node.nics_per_node=4", "hardware.node.nic_bandwidth_gbps=100"]
+        kind = "fat_tree"
+    topo = {"kind": kind, "nodes": max(1, row.gpus // gpn), "nodes_per_leaf": 32 if kind == "rail_optimized" else 16,
+            "leaf_oversubscription": 1.0, "pod_nodes": 0, "pod_oversubscription": 1.0,
+            "link_latency_us": 0.1, "switch_latency_us": 0.13, "routing": "ecmp"}
+    exp = {"name": row.id, "model": model, "hardware": str(HARDWARE_DIR / hw_file), "topology": topo,
+           "parallelism": par, "training": train, "simulation": {"network": "analytical"},
+           "output": {"timeline": False}}
+    row.experiment = exp
+    row.overrides = overrides
+
+
+def write_experiment(row, directory):
+    """Write the row's experiment YAML into `directory`; returns its path."""
+    path = Path(directory) / f"{row.id}.yaml"
+    header = (f"# {row.id}: {row.model} on {row.gpus} x {row.gpu} ({row.source})\n"
+              f"# generated by tests/validation/rows.py; overrides: {' '.join(row.overrides) or '-'}\n")
+    path.write_text(header + to_yaml(row.experiment) + "\n")
+    return path
+
+
+def preflight_command(preflight, row, exp_path, report_json, out_dir, command="run"):
+    cmd = [str(preflight), command, str(exp_path)]
+    if command == "run":
+        cmd += ["--no-timeline", "--quiet", "--report-json", str(report_json), "--out", str(out_dir),
+                "--set", "simulation.network=analytical"]
+    elif report_json:
+        cmd += ["--json", str(report_json)]
+    for o in row.overrides:
+        cmd += ["--set", o]
+    return cmd
+
+
+# Rows whose `preflight run` (analytical network) took more than SUBSET_MAX_WALL_S of
+# wall time in the full table on the 2-core development machine (seconds, measured
+# 2026-12-01 while a build ran beside it; "> 300" = hit the 300 s row timeout). FSDP
+# (ZeRO-3) over many data-parallel ranks is what makes a row slow to simulate.
+SUBSET_MAX_WALL_S = 60
+SLOW_ROWS = {
+    "llm-foundry-mpt-benchmarks-1": "> 300",   # MPT-70B, 512 GPUs, ZeRO-3
+    "llm-foundry-mpt-benchmarks-3": "> 300",   # MPT-13B, 512 GPUs, ZeRO-3
+    "llm-foundry-mpt-benchmarks-5": "> 300",   # MPT-7B, 512 GPUs, ZeRO-3
+    "llm-foundry-mpt-benchmarks-11": "177",    # MPT-70B, 64 A100, ZeRO-3
+    "llm-foundry-mpt-benchmarks-12": "162",    # MPT-70B, 32 A100, ZeRO-3
+    "llm-foundry-mpt-benchmarks-2": "126",     # MPT-70B, 128 GPUs, ZeRO-3
+    "megatron-moe-modelzoo-qwen3-3": "91",     # Qwen3-235B, Megatron FSDP over 128
+    "llm-foundry-mpt-benchmarks-7": "89",      # MPT-1B, 512 GPUs, ZeRO-2
+    "megatron-lm-readme-h100-9": "82",         # GPT 462B, 6144 GPUs
+}
+
+
+def subset_rule(rows):
+    """The CI subset (README.md, "Subset"): group the ok rows by (source, GPU
+    type); leave out SLOW_ROWS (simulation wall time, not accuracy); sort each
+    group by (GPU count, model size, file order) and take its first, median
+    (index (n-1)//2) and last row. Uses no prediction or error."""
+    groups = {}
+    for row in rows:
+        if row.ok and row.id not in SLOW_ROWS:
+            groups.setdefault((row.source, row.short_gpu()), []).append(row)
+    picked = []
+    for key in sorted(groups, key=lambda k: min(r.line for r in groups[k])):
+        g = sorted(groups[key], key=lambda r: (r.gpus, r.size_b or 0.0, r.line))
+        for i in sorted({0, (len(g) - 1) // 2, len(g) - 1}):
+            picked.append(g[i])
+    return picked
+
+
+def read_subset(path=SUBSET_PATH):
+    ids = []
+    for line in Path(path).read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            ids.append(line)
+    return ids
+
+
+# ---------------------------------------------------------------------------
+# Self-test: the conventions against the data set's own cross-checks.
+# ---------------------------------------------------------------------------
+
+
+def self_test(rows=None):
+    rows = rows or load_rows()
+    by_src = {}
+    for row in rows:
+        by_src.setdefault(row.source, []).append(row)
+    checks = 0
+
+    def close(a, b, rel, what):
+        nonlocal checks
+        assert abs(a - b) <= rel * abs(b), f"{what}: {a} vs {b} (tolerance {rel * 100:.2f}%)"
+        checks += 1
+
+    # 1. Megatron-LM H100: the notes' "Derived iteration time" (2 decimals) and MFU = TFLOP/s / 989.
+    for row in by_src["megatron-lm-readme-h100"]:
+        notes = row.raw["notes"]
+        derived = _note_number(notes, r"Derived iteration time with the r0\.8\.0 formula: ([\d.]+) s")
+        if derived is not None:
+            assert abs(row.measured_s - derived) <= 0.0051, f"{row.id}: {row.measured_s:.4f} s vs notes {derived} s"
+            checks += 1
+            mfu = _note_number(notes, r"MFU (\d+)%")
+            assert abs(row.value / PEAK_MEGATRON_H100_BF16 * 100 - mfu) <= 0.5, f"{row.id}: MFU {mfu}"
+            checks += 1
+    # 2. BLOOM: 149.76 TFLOPs at 104.70 s (log 149.77) and 153.68 at 102.03 s (prequel table).
+    bloom = by_src["bloom-176b-bigscience"][0]
+    tf = flops_per_step(bloom) / (bloom.gpus * 104.70) / 1e12
+    assert abs(tf - 149.76) < 0.006, f"BLOOM production: {tf:.3f} TFLOPs, expected 149.76"
+    checks += 1
+    prequel = [r for r in by_src["bloom-176b-prequel-topology-sweep"] if r.value == 102.03][0]
+    tf = flops_per_step(prequel) / (prequel.gpus * 102.03) / 1e12
+    assert abs(tf - 153.68) < 0.006, f"BLOOM prequel: {tf:.3f} TFLOPs, expected 153.68"
+    checks += 1
+    # ... and every BLOOM row's TFLOPs in its notes from its iteration time (h14336 table; the 182B
+    # sweep too), and the 73-TFLOPs ramp-up row's step time is that formula / 73.
+    for row in by_src["bloom-176b-bigscience"] + by_src["bloom-176b-prequel-topology-sweep"]:
+        if row.unit != "iteration_s":
+            continue
+        logged = _note_number(row.raw["notes"], r"TFLOPs ([\d.]+)")
+        tf = flops_per_step(row) / (row.gpus * row.measured_s) / 1e12
+        close(tf, logged, 0.002, f"{row.id} TFLOPs")
+    # 3. Megatron-LM 2020: TFLOP/s per GPU cells from the iteration times, +-0.1 (+ rounding).
+    for row in by_src["megatron-lm-readme-2020"]:
+        cell = _note_number(row.raw["notes"], r"TFLOP/s per GPU ([\d.]+)")
+        tf = flops_per_step(row) / (row.gpus * row.measured_s) / 1e12
+        assert abs(tf - cell) <= 0.15, f"{row.id}: {tf:.2f} vs {cell} TFLOP/s"
+        checks += 1
+    # 4. NeMo 24.07: TFLOP/s / tokens/s = the full-attention family formula (<0.1% in the data set;
+    #    TFLOP/s is rounded to an integer, so 0.2% here).
+    for row in by_src["nemo-24.07-perf-summary"]:
+        r = row.raw
+        L, h, a, g, V, ffn = _dims(row)
+        s = int(r["seq_length"])
+        per_token = flops_nemo_full(1, s, L, h, ffn, a, g, V, gated=r["activation"] == "swiglu") / s
+        tf = _note_number(r["notes"], r"Model TFLOP/s/GPU ([\d.]+)")
+        close(per_token * row.value / 1e12, tf, 0.002, f"{row.id} NeMo full-attention FLOPs")
+        # ... and the notes' derived step time
+        derived = _note_number(r["notes"], r"Derived step time ([\d.]+) s")
+        assert abs(row.measured_s - derived) <= 0.0051, f"{row.id}: {row.measured_s} vs {derived}"
+        checks += 1
+    # 5. Megatron-Bridge 25.11 dense rows: causal-halved formula, <0.2% (0.3% for rounding);
+    #    Qwen3 MoE rows: the MoE causal formula gives the implied FLOPs/token (148.1 / 23.0 GFLOP).
+    for row in by_src["megatron-bridge-25.11-perf-summary"]:
+        r = row.raw
+        s = int(r["seq_length"])
+        tf = _note_number(r["notes"], r"Model TFLOP/s/GPU ([\d.]+)")
+        derived = _note_number(r["notes"], r"Derived step time ([\d.]+) s")
+        assert abs(row.measured_s - derived) <= 0.0051, f"{row.id}: {row.measured_s} vs {derived}"
+        checks += 1
+        if not r["moe_experts"]:
+            L, h, a, g, V, ffn = _dims(row)
+            per_token = flops_bridge_causal(1, s, L, h, ffn, a, g, V, gated=True) / s
+            close(per_token * row.value / 1e12, tf, 0.003, f"{row.id} Bridge causal FLOPs")
+        elif row.model.startswith("Qwen3"):
+            L, h, a, g, V, ffn = _dims(row)
+            per_token = flops_megatron_moe_causal(1, s, L, h, ffn, a, g, V, q=a * 128, topk=int(r["moe_topk"])) / s
+            close(per_token * row.value / 1e12, tf, 0.01, f"{row.id} Qwen3 MoE causal FLOPs")
+    # 6. Megatron-MoE-ModelZoo: 'Per GPU TF' x GPUs x iteration / tokens = the MoE causal formula (1%),
+    #    e.g. 245 TF at 19.7 s -> 147.3 GFLOP/token.
+    for row in by_src["megatron-moe-modelzoo-qwen3"]:
+        if row.unit != "iteration_s":
+            continue
+        r = row.raw
+        tf = _note_number(r["notes"], r"Per GPU TF ([\d.]+)")
+        tokens = int(r["global_batch"]) * int(r["seq_length"])
+        implied = tf * 1e12 * row.gpus * row.value / tokens
+        close(flops_per_step(row) / tokens, implied, 0.01, f"{row.id} ModelZoo FLOPs/token")
+    r0 = by_src["megatron-moe-modelzoo-qwen3"][0]
+    assert abs(245e12 * 256 * 19.7 / (2048 * 4096) / 1e9 - 147.3) < 0.05
+    # 7. llm-foundry: MFU in the notes = (6N + 12Lhs) x tokens/s / peak, to 0.1 MFU point (0.25%).
+    for row in by_src["llm-foundry-mpt-benchmarks"]:
+        r = row.raw
+        n = _note_number(r["notes"], r"NumParams (\d+)")
+        mfu = _note_number(r["notes"], r"MFU ([\d.]+)%")
+        peak = LLM_FOUNDRY_PEAK[(row.gpu, "fp8" if r["precision"] == "fp8" else "bf16")]
+        got = flops_per_token_llm_foundry(n, int(r["layers"]), int(r["hidden"]), int(r["seq_length"])) * row.value \
+            / (peak * 1e12) * 100
+        tol = max(0.1, 0.0025 * mfu)   # 70B on 32 A100s closes to 0.22% only
+        assert abs(got - mfu) <= tol, f"{row.id}: MFU {got:.2f} vs {mfu}"
+        checks += 1
+    # 8. tokens/s rows: the notes' "Derived step time" where given (torchtitan has none).
+    for row in by_src["llm-foundry-mpt-benchmarks"]:
+        derived = _note_number(row.raw["notes"], r"Derived step time ([\d.]+) s")
+        assert abs(row.measured_s - derived) <= 0.0051, f"{row.id}: {row.measured_s} vs {derived}"
+        checks += 1
+    # 9. Ids are unique and stable in form.
+    ids = [r.id for r in rows]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"[a-z0-9.\-]+-\d+", i) for i in ids)
+    return checks
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+
+def _validate_all(preflight, rows):
+    bad = 0
+    with tempfile.TemporaryDirectory(prefix="pf-validate-") as tmp:
+        for row in rows:
+            if not row.ok:
+                continue
+            exp = write_experiment(row, tmp)
+            cmd = preflight_command(preflight, row, exp, None, None, command="validate")
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            verdict = "fits" if p.returncode == 0 else ("OOM" if p.returncode == 3 else f"rc={p.returncode}")
+            mem = re.search(r"heaviest stage.*= ([\d.]+) GiB", p.stdout)
+            print(f"{row.id:40s} {verdict:6s} {mem.group(1) + ' GiB' if mem else ''}")
+            if p.returncode not in (0, 3):
+                bad += 1
+                print("   " + (p.stderr.strip() or p.stdout.strip()).replace("\n", "\n   "))
+    return bad
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--self-test", action="store_true", help="check the FLOPs conventions against the cross-checks")
+    ap.add_argument("--list", action="store_true", help="list rows, status and measured step time")
+    ap.add_argument("--validate", metavar="PREFLIGHT", help="run `preflight validate` on every ok row")
+    ap.add_argument("--write", metavar="DIR", help="write every ok row's experiment YAML into DIR")
+    ap.add_argument("--make-subset", action="store_true", help="print subset.txt from the subset rule")
+    args = ap.parse_args(argv)
+    rows = load_rows()
+    if args.self_test:
+        n = self_test(rows)
+        print(f"rows.py self-test: {n} checks passed")
+    if args.list:
+        for row in rows:
+            print(f"{row.id:40s} {row.short_gpu():8s} {row.gpus:5d} {row.measured_s:9.3f} s  {row.status}"
+                  + (f"  [{'; '.join(row.assumptions)}]" if row.assumptions else ""))
+        ok = sum(r.ok for r in rows)
+        print(f"{ok} ok, {len(rows) - ok} unsupported of {len(rows)} ({(len(rows) - ok) / len(rows) * 100:.1f}% left out)")
+    if args.write:
+        os.makedirs(args.write, exist_ok=True)
+        for row in rows:
+            if row.ok:
+                write_experiment(row, args.write)
+    if args.make_subset:
+        print("# CI subset of public-throughput.csv rows (tests/validation/README.md, \"Subset\").")
+        print("# Generated by: /usr/bin/python3 tests/validation/rows.py --make-subset > tests/validation/subset.txt")
+        print(f"# Rule: ok rows except rows.SLOW_ROWS (> {SUBSET_MAX_WALL_S} s to simulate), grouped by (source, GPU);")
+        print("# per group, sorted by (GPU count, model size, file order): the first, median and last row.")
+        for row in subset_rule(rows):
+            print(f"{row.id:40s} # {row.model}, {row.gpus} x {row.short_gpu()}")
+    if args.validate:
+        return 1 if _validate_all(args.validate, rows) else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
