@@ -578,20 +578,20 @@ def preflight_command(preflight, row, exp_path, report_json, out_dir, command="r
 
 
 # Rows whose `preflight run` (analytical network) took more than SUBSET_MAX_WALL_S of
-# wall time in the full table on the 2-core development machine (seconds, measured
-# 2026-12-01 while a build ran beside it; "> 300" = hit the 300 s row timeout). FSDP
-# (ZeRO-3) over many data-parallel ranks is what makes a row slow to simulate.
+# wall time in the full table on the 2-core development machine (seconds; full table of
+# 2026-12-01 11:22 UTC, a build idling beside it; "> 300" = hit the 300 s row timeout).
+# FSDP (ZeRO-3) over many data-parallel ranks is what makes a row slow to simulate.
 SUBSET_MAX_WALL_S = 60
 SLOW_ROWS = {
-    "llm-foundry-mpt-benchmarks-1": "> 300",   # MPT-70B, 512 GPUs, ZeRO-3
-    "llm-foundry-mpt-benchmarks-3": "> 300",   # MPT-13B, 512 GPUs, ZeRO-3
-    "llm-foundry-mpt-benchmarks-5": "> 300",   # MPT-7B, 512 GPUs, ZeRO-3
-    "llm-foundry-mpt-benchmarks-11": "177",    # MPT-70B, 64 A100, ZeRO-3
-    "llm-foundry-mpt-benchmarks-12": "162",    # MPT-70B, 32 A100, ZeRO-3
-    "llm-foundry-mpt-benchmarks-2": "126",     # MPT-70B, 128 GPUs, ZeRO-3
-    "megatron-moe-modelzoo-qwen3-3": "91",     # Qwen3-235B, Megatron FSDP over 128
-    "llm-foundry-mpt-benchmarks-7": "89",      # MPT-1B, 512 GPUs, ZeRO-2
-    "megatron-lm-readme-h100-9": "82",         # GPT 462B, 6144 GPUs
+    "llm-foundry-mpt-benchmarks-1": "> 300",   # MPT-70B, 512 H100, ZeRO-3
+    "llm-foundry-mpt-benchmarks-3": "> 300",   # MPT-13B, 512 H100, ZeRO-3
+    "llm-foundry-mpt-benchmarks-5": "269",     # MPT-7B, 512 H100, ZeRO-3
+    "llm-foundry-mpt-benchmarks-2": "121",     # MPT-70B, 128 H100, ZeRO-3
+    "llm-foundry-mpt-benchmarks-12": "106",    # MPT-70B, 32 A100, ZeRO-3
+    "megatron-lm-readme-h100-9": "99",         # GPT 462B, 6144 H100
+    "llm-foundry-mpt-benchmarks-11": "98",     # MPT-70B, 64 A100, ZeRO-3
+    "megatron-lm-readme-h100-11": "63",        # GPT-3 175B, 4608 H100
+    "megatron-moe-modelzoo-qwen3-3": "62",     # Qwen3-235B, Megatron FSDP over 128
 }
 
 
