@@ -1,4 +1,4 @@
-// Reads a SimAI/AICB workload text file (../shared/workloads/simai/README.md)
+// Reads a SimAI/AICB workload text file (configs/workloads/simai/README.md)
 // into models::workload::SimaiWorkload. Every malformed line is a
 // pf::ConfigError "FILE:LINE: <what>: expected ..., found ..." (exit 2).
 #pragma once

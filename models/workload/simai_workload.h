@@ -1,7 +1,7 @@
 // A SimAI/AICB workload file's content (SPEC section 3: workload {simai: FILE}),
 // as plain data: io/simai parses the text, SimaiProgram turns it into each
 // GPU's op stream. The format and what each field means is described in
-// ../shared/workloads/simai/README.md; the execution order follows SimAI's
+// configs/workloads/simai/README.md; the execution order follows SimAI's
 // ASTRA-sim front end (github.com/aliyun/SimAI,
 // astra-sim-alibabacloud/astra-sim/workload/Workload.cc).
 #pragma once

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `preflight run` on the real SimAI/AICB files in ../shared/workloads/simai:
+# `preflight run` on the real SimAI/AICB files in configs/workloads/simai:
 #  - every file runs to a report on 1 and 2 ranks, with identical reports
 #    (less simulation/version) and timelines;
 #  - the micro-benchmark all_reduce.txt: each line's all-reduce takes what
@@ -9,7 +9,7 @@
 set -u
 preflight=$1 mpiexec=$2 root=$3
 exp=$root/tests/mpi/training/simai.yaml
-files=$root/../shared/workloads/simai
+files=$root/configs/workloads/simai
 check="/usr/bin/python3 $root/tests/mpi/training/check_run.py"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

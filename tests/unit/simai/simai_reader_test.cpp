@@ -1,4 +1,4 @@
-// The SimAI/AICB reader on the real files in ../shared/workloads/simai (which
+// The SimAI/AICB reader on the real files in configs/workloads/simai (which
 // no one here wrote) and on malformed text: every error names file and line.
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ using models::workload::Collective;
 using models::workload::GroupKind;
 using models::workload::SimaiPolicy;
 
-const std::string kDir = std::string(PF_SOURCE_ROOT) + "/../shared/workloads/simai/";
+const std::string kDir = std::string(PF_SOURCE_ROOT) + "/configs/workloads/simai/";
 
 TEST(SimaiReader, ReadsTheMegatronGpt13bFile) {
   const auto w = read_simai_file(kDir + "G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt");

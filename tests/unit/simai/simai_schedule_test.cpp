@@ -16,7 +16,7 @@
 namespace pf::models::workload {
 namespace {
 
-const std::string kDir = std::string(PF_SOURCE_ROOT) + "/../shared/workloads/simai/";
+const std::string kDir = std::string(PF_SOURCE_ROOT) + "/configs/workloads/simai/";
 
 const SimaiWorkload& moe() {
   static const SimaiWorkload w = io::read_simai_file(kDir + "moe_9216gpu_example.txt");
