@@ -96,8 +96,9 @@ ClusterShape make_shape(const models::NodeSpec& node, const models::TopologySpec
   s.nics_per_node = node.nics_per_node;
   s.has_nvswitch = node.gpus_per_node > 1;
 
-  s.nvlink_Bps = node.nvlink_bandwidth_gbps * 1e9;   // GB/s
-  s.nic_Bps = node.nic_bandwidth_gbps * 1e9 / 8.0;   // Gb/s: NICs are quoted in bits
+  // Links run at their achievable rate: line rate x the preset's measured efficiency.
+  s.nvlink_Bps = node.nvlink_bandwidth_gbps * node.nvlink_efficiency * 1e9;  // GB/s
+  s.nic_Bps = node.nic_bandwidth_gbps * node.nic_efficiency * 1e9 / 8.0;     // Gb/s: NICs are quoted in bits
   // SPEC: PCIe bandwidth applies "when a NIC is shared/behind PCIe"; a NIC that
   // serves one GPU is fed at its line rate.
   const bool shared_nic = node.gpus_per_node > node.nics_per_node;

@@ -22,7 +22,9 @@
 
 #include "core/error.h"
 #include "io/cli/atomic_file.h"
+#include "io/cli/collective_fit.h"
 #include "io/cli/command.h"
+#include "io/config/topology_parser.h"
 #include "io/config/hardware_parser.h"
 #include "io/config/yaml_reader.h"
 #include "models/compute/calibrated_estimator.h"
@@ -35,6 +37,10 @@ namespace {
 struct CalibrateOptions {
   std::string hardware;
   std::vector<std::string> data;
+  std::vector<std::string> nccl_tests;  // measured collective tables
+  std::string topology;                 // what they ran on (default: one switch)
+  int gpus = 0;                         // GPU count of the tables, when they do not say
+  std::string op;                       // their operation, when they do not say
   std::string output;
   std::vector<std::string> fixed;
   double holdout = 0.0;
@@ -100,7 +106,76 @@ std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fi
   return text.str();
 }
 
+void print_tables(const char* label, const models::HardwareSpec& hw, const models::TopologySpec& topo,
+                  const std::vector<NcclTestsTable>& tables) {
+  std::printf("  %s\n", label);
+  for (const NcclTestsTable& t : tables) {
+    const TableError e = table_error(hw, topo, t);
+    std::printf("    %-40s %-15s %3d GPUs  rows %3d  mean |time err| %5.1f %%  median signed %+6.1f %%\n",
+                std::filesystem::path(t.source).filename().string().c_str(), models::collective::to_string(t.op),
+                t.gpus, e.rows, 100 * e.mean_abs, 100 * e.median_signed);
+  }
+}
+
+// The hardware file's YAML with the fitted collective figures.
+std::string collective_yaml(const CalibrateOptions& o, const CollectiveFit& fit) {
+  YAML::Node root = YAML::LoadFile(o.hardware);
+  const models::HardwareSpec& hw = fit.hardware;
+  root["gpu"]["efficiency"]["communication_overhead_us"] = hw.gpu.efficiency.communication_overhead_us;
+  root["nccl"]["latency_scale"] = hw.nccl.latency_scale;
+  if (fit.across_servers) root["node"]["nic_efficiency"] = hw.node.nic_efficiency;
+  else root["node"]["nvlink_efficiency"] = hw.node.nvlink_efficiency;
+  YAML::Emitter emit;
+  emit << root;
+  std::ostringstream text;
+  text << "# Calibrated by `preflight calibrate` from " << o.hardware << " and";
+  for (const auto& d : o.nccl_tests) text << ' ' << d;
+  char line[200];
+  std::snprintf(line, sizeof line, "\n# Collective fit: mean |log time error| %.1f%%.\n", 100 * fit.error);
+  text << line << emit.c_str() << '\n';
+  return text.str();
+}
+
+void run_collective_calibration(const CalibrateOptions& o, const models::HardwareSpec& hw, CommandContext& ctx) {
+  std::vector<NcclTestsTable> read;
+  for (const auto& f : o.nccl_tests) read.push_back(read_nccl_tests(f, o.gpus, o.op));
+  const std::vector<NcclTestsTable> tables = power_of_two_rows(std::move(read));
+  if (tables.empty()) throw ConfigError("calibrate --nccl-tests: expected rows at power-of-two sizes, found none");
+  const models::TopologySpec topo =
+      o.topology.empty() ? bench_topology(hw, tables) : config::parse_topology(config::read_yaml_file(o.topology, "topology"));
+  if (!ctx.is_root()) return;
+  std::printf("calibrating %s's collectives on %zu nccl-tests tables (power-of-two sizes)\n", hw.gpu.name.c_str(),
+              tables.size());
+  print_tables("preset:", hw, topo, tables);
+  if (o.holdout > 0 && tables.size() >= 2) {
+    // Fit on every other table by GPU count, check on the rest.
+    std::vector<NcclTestsTable> sorted = tables, fit_on, check_on;
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.gpus < b.gpus; });
+    for (std::size_t i = 0; i < sorted.size(); ++i) (i % 2 == 0 ? fit_on : check_on).push_back(sorted[i]);
+    const CollectiveFit half = fit_collectives(hw, topo, fit_on);
+    print_tables("fitted on every other table, held-out tables:", half.hardware, topo, check_on);
+  }
+  const CollectiveFit fit = fit_collectives(hw, topo, tables);
+  print_tables("fitted on all:", fit.hardware, topo, tables);
+  std::printf("fitted: nccl.latency_scale %.3f  communication_overhead_us %.2f  %s %.4f  (mean |log err| %.1f %%)\n",
+              fit.hardware.nccl.latency_scale, fit.hardware.gpu.efficiency.communication_overhead_us,
+              fit.across_servers ? "node.nic_efficiency" : "node.nvlink_efficiency",
+              fit.across_servers ? fit.hardware.node.nic_efficiency : fit.hardware.node.nvlink_efficiency,
+              100 * fit.error);
+  if (!o.output.empty()) {
+    write_file_atomically(o.output, collective_yaml(o, fit), "calibrate -o");
+    std::printf("wrote %s\n", o.output.c_str());
+  }
+}
+
 void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
+  if (o.data.empty() == o.nccl_tests.empty())
+    throw ConfigError("calibrate: expected --data (kernel tables) or --nccl-tests (collective tables), found " +
+                      std::string(o.data.empty() ? "neither" : "both"));
+  if (!o.nccl_tests.empty()) {
+    run_collective_calibration(o, config::parse_hardware(config::read_yaml_file(o.hardware, "hardware")), ctx);
+    return;
+  }
   const models::HardwareSpec hw = config::parse_hardware(config::read_yaml_file(o.hardware, "hardware"));
   std::vector<models::CalibrationTable> tables;
   for (const auto& d : o.data) {
@@ -137,10 +212,16 @@ void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
 
 void add_calibrate_command(CLI::App& app, CommandContext& ctx) {
   auto options = std::make_shared<CalibrateOptions>();
-  CLI::App* cmd = app.add_subcommand("calibrate", "fit a GPU's compute model to measured kernel times; write a calibrated hardware file");
-  cmd->add_option("--hardware", options->hardware, "hardware YAML file to start from (needs gpu.sm_count)")->required();
-  cmd->add_option("--data", options->data, "measured kernel CSV file or folder (models/compute/CALIBRATION.md format; repeatable)")
-      ->required();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "fit a GPU's compute model to measured kernel times, or its collectives to nccl-tests tables; write a calibrated hardware file");
+  cmd->add_option("--hardware", options->hardware, "hardware YAML file to start from (--data needs gpu.sm_count)")->required();
+  cmd->add_option("--data", options->data, "measured kernel CSV file or folder (models/compute/CALIBRATION.md format; repeatable)");
+  cmd->add_option("--nccl-tests", options->nccl_tests,
+                  "measured nccl-tests output (all_reduce_perf ... stdout, or CSV with size(B) and time(ns|us); "
+                  "repeatable): fit nccl.latency_scale, communication_overhead_us and the link efficiency");
+  cmd->add_option("--topology", options->topology, "with --nccl-tests: the topology the tables ran on (default: one switch)");
+  cmd->add_option("--gpus", options->gpus, "with --nccl-tests: GPU count of tables that do not say (CSV without <N>gpu)");
+  cmd->add_option("--op", options->op, "with --nccl-tests: operation of tables that do not say (default all_reduce)");
   cmd->add_option("-o,--output", options->output, "write the calibrated hardware YAML here");
   cmd->add_option("--holdout", options->holdout, "fraction of GEMM rows held out to report the fit's error on unseen shapes")
       ->check(CLI::Range(0.0, 0.9));

@@ -1,11 +1,15 @@
-// `preflight collective`: an nccl-tests-style table for one collective over
-// the first N GPUs of a cluster, one row per size doubling (SPEC section 2).
+// `preflight collective`: nccl-tests' table for one collective over the
+// first N GPUs of a cluster, one row per size doubling (io/cli/README.md).
 //
 // Each size is one simulation from time zero on idle links; the time is when
 // the last GPU finished, plus the hardware file's fixed per-collective
 // `communication_overhead_us` (launch and synchronisation, which nccl-tests
 // measures too; set it to 0 for pure network physics). Bandwidths follow
-// nccl-tests: algbw = bytes / time, busbw = algbw * bus_factor(op, n).
+// nccl-tests: algbw = bytes / time, busbw = algbw * bus_factor(op, n). The
+// data rows have nccl-tests' columns (size, count, type, redop, root, then
+// time, algbw, busbw, #wrong out of place and in place), so a predicted table
+// and a measured all_reduce_perf log can be compared line by line; what
+// preflight chose (algorithm, protocol, channels) follows as comment lines.
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -43,6 +47,8 @@ struct CollectiveOptions {
   std::string hardware;
   std::string topology;
   std::string algo = "auto";
+  std::string proto = "auto";
+  std::string dtype = "float";
   std::string json_path;
   std::vector<std::string> overrides;
   int channels = 0;
@@ -97,23 +103,63 @@ struct Row {
 
 double gbps(std::uint64_t bytes, double time_us) { return time_us > 0 ? static_cast<double>(bytes) / (time_us * 1e3) : 0; }
 
+// nccl-tests' -d names and sizes.
+int dtype_bytes(const std::string& type) {
+  if (type == "int8" || type == "uint8" || type == "char") return 1;
+  if (type == "half" || type == "bfloat16" || type == "float16") return 2;
+  if (type == "int32" || type == "uint32" || type == "float" || type == "int" || type == "float32") return 4;
+  if (type == "int64" || type == "uint64" || type == "double" || type == "float64") return 8;
+  return 0;
+}
+
+bool reduces(Op op) { return op == Op::all_reduce || op == Op::reduce_scatter; }
+
+// nccl-tests' element count: the per-rank input for all-gather, the per-rank
+// output for reduce-scatter, the buffer otherwise (its `count` column).
+std::uint64_t element_count(Op op, std::uint64_t bytes, int gpus, int type_bytes) {
+  const std::uint64_t n = static_cast<std::uint64_t>(gpus);
+  const std::uint64_t elements = bytes / static_cast<std::uint64_t>(type_bytes);
+  return op == Op::all_gather || op == Op::reduce_scatter || op == Op::all_to_all ? elements / n : elements;
+}
+
 void print_table(const CollectiveOptions& o, const config::ClusterSpec& spec, Op op,
                  int gpus, double overhead_us, const std::vector<Row>& rows, int ranks) {
   const auto& sim = spec.simulation;
   std::printf("# preflight collective: %s on %d GPUs (%d per server), %s network, chunk %lld B, nvlink %s\n",
               models::collective::to_string(op), gpus, spec.hardware.node.gpus_per_node,
               models::network::to_string(sim.network), static_cast<long long>(sim.chunk_bytes), o.nvlink.c_str());
-  std::printf("# %d MPI rank(s), partition %s, sync %s; communication_overhead_us %g added to every time\n", ranks,
-              partition::to_string(sim.partition), sim.sync == models::SyncMode::window ? "window" : "null_message",
+  std::printf("# %d MPI rank(s), partition %s, sync %s; collective model %s; communication_overhead_us %g added to every time\n",
+              ranks, partition::to_string(sim.partition), sim.sync == models::SyncMode::window ? "window" : "null_message",
+              sim.collective_model == models::CollectiveModel::nccl ? "nccl (NCCL 2.30.7 tuning constants)" : "links",
               overhead_us);
-  std::printf("#%14s %-13s %4s %14s %12s %12s %12s\n", "bytes", "algo", "ch", "time_us", "algbw_GB/s", "busbw_GB/s",
-              "events");
+  std::printf("#\n#%74s%35s\n", "out-of-place", "in-place");
+  std::printf("#%11s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root",
+              "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+  std::printf("#%11s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)",
+              "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   const double factor = models::collective::bus_factor(op, gpus);
+  const int type_bytes = dtype_bytes(o.dtype);
+  const char* redop = reduces(op) ? "sum" : "none";
+  const int root = op == Op::broadcast ? 0 : -1;
   for (const Row& r : rows) {
     const double alg = gbps(r.bytes, r.time_us);
-    std::printf("%15llu %-13s %4d %14.3f %12.3f %12.3f %12llu\n", static_cast<unsigned long long>(r.bytes),
-                models::collective::to_string(r.result.algo), r.result.channels, r.time_us, alg, alg * factor,
-                static_cast<unsigned long long>(r.result.stats.committed_events));
+    // Out of place and in place run the same simulation; #wrong is N/A as
+    // in nccl-tests without data checks (-c 0).
+    std::printf("%12llu %13llu %9s %7s %7d %8.2f %7.2f %7.2f %6s %8.2f %7.2f %7.2f %6s\n",
+                static_cast<unsigned long long>(r.bytes),
+                static_cast<unsigned long long>(element_count(op, r.bytes, gpus, type_bytes)), o.dtype.c_str(), redop,
+                root, r.time_us, alg, alg * factor, "N/A", r.time_us, alg, alg * factor, "N/A");
+  }
+  std::printf("# Avg bus bandwidth    : %g\n", [&] {
+    double sum = 0;
+    for (const Row& r : rows) sum += gbps(r.bytes, r.time_us) * factor;
+    return rows.empty() ? 0.0 : sum / static_cast<double>(rows.size());
+  }());
+  std::printf("#\n# preflight's choices:\n#%11s %-13s %-7s %4s %12s\n", "size", "algo", "proto", "ch", "events");
+  for (const Row& r : rows) {
+    std::printf("#%11llu %-13s %-7s %4d %12llu\n", static_cast<unsigned long long>(r.bytes),
+                models::collective::to_string(r.result.algo), models::collective::to_string(r.result.proto),
+                r.result.channels, static_cast<unsigned long long>(r.result.stats.committed_events));
   }
   std::fflush(stdout);
 }
@@ -136,6 +182,8 @@ void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, con
     row["algbw_gbps"] = alg;
     row["busbw_gbps"] = alg * factor;
     row["algo"] = models::collective::to_string(r.result.algo);
+    row["proto"] = models::collective::to_string(r.result.proto);
+    row["count"] = element_count(op, r.bytes, gpus, dtype_bytes(o.dtype));
     row["channels"] = r.result.channels;
     row["events"] = r.result.stats.committed_events;
     row["wall_s"] = r.result.stats.wall_s;
@@ -147,6 +195,9 @@ void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, con
     wall += r.result.stats.wall_s;
   }
   j["algo_requested"] = o.algo;
+  j["proto_requested"] = o.proto;
+  j["type"] = o.dtype;
+  j["collective_model"] = sim.collective_model == models::CollectiveModel::nccl ? "nccl" : "links";
   j["network"] = models::network::to_string(sim.network);
   j["chunk_bytes"] = sim.chunk_bytes;
   j["nvlink"] = o.nvlink;
@@ -179,18 +230,31 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
                       o.op + "'");
   const auto algo = models::collective::parse_algo(o.algo);
   if (!algo) throw ConfigError("--algo: expected ring, tree, hierarchical, direct or auto, found '" + o.algo + "'");
+  const auto proto = models::collective::parse_proto(o.proto);
+  if (!proto) throw ConfigError("--proto: expected LL, LL128, Simple or auto, found '" + o.proto + "'");
+  if (dtype_bytes(o.dtype) == 0)
+    throw ConfigError("--dtype: expected one of nccl-tests' types (int8, uint8, half, bfloat16, int32, uint32, float, "
+                      "int64, uint64, double), found '" + o.dtype + "'");
   const std::uint64_t min_bytes = parse_size("--min-bytes", o.min_bytes);
   const std::uint64_t max_bytes = parse_size("--max-bytes", o.max_bytes);
   if (max_bytes < min_bytes)
     throw ConfigError("--max-bytes: expected at least --min-bytes (" + std::to_string(min_bytes) + "), found " +
                       std::to_string(max_bytes));
-  const config::ClusterSpec spec = load(o);
+  config::ClusterSpec spec = load(o);
+  if (*proto != models::collective::Proto::automatic) {
+    if (spec.simulation.collective_model != models::CollectiveModel::nccl)
+      throw ConfigError("--proto: needs simulation.collective_model nccl, found links");
+    spec.simulation.nccl_proto = *proto == models::collective::Proto::ll      ? models::NcclProtocol::ll
+                                 : *proto == models::collective::Proto::ll128 ? models::NcclProtocol::ll128
+                                                                              : models::NcclProtocol::simple;
+  }
 
   core::Communicator world = core::Communicator::world();
   const ProgressStyle style = progress_style(ctx.is_root(), o.quiet, o.progress_every_s);
   ProgressLine progress(style, core::SimTime::infinity(), world.size(), o.progress_every_s);
   models::collective::BenchOptions options;
   options.channels = o.channels;
+  options.nccl = spec.hardware.nccl;
   options.nvlink = o.nvlink == "fine" ? models::network::NvlinkFidelity::fine : models::network::NvlinkFidelity::coarse;
   options.progress = progress.callback();
   const CollectiveBench bench(spec.hardware.node, spec.topology, spec.simulation, world, options);
@@ -228,7 +292,9 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
 void add_collective_command(CLI::App& app, CommandContext& ctx) {
   auto o = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "nccl-tests-style table of one collective over the first N GPUs");
-  cmd->add_option("--op", o->op, "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | send_recv")
+  cmd->add_option("--op", o->op,
+                  "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | send_recv (nccl-tests' "
+                  "names too: allreduce, AllReduce, all_reduce_perf)")
       ->required();
   cmd->add_option("--min-bytes", o->min_bytes, "smallest size (K/M/G = 2^10/2^20/2^30)")->capture_default_str();
   cmd->add_option("--max-bytes", o->max_bytes, "largest size; one row per doubling")->capture_default_str();
@@ -237,6 +303,10 @@ void add_collective_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--hardware", o->hardware, "hardware file (with --topology)");
   cmd->add_option("--topology", o->topology, "topology file (with --hardware)");
   cmd->add_option("--algo", o->algo, "ring | tree | hierarchical | direct | auto")->capture_default_str();
+  cmd->add_option("--proto", o->proto, "LL | LL128 | Simple | auto: force NCCL's protocol (as NCCL_PROTO)")
+      ->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "element type of the count column (nccl-tests -d): float, half, bfloat16, ...")
+      ->capture_default_str();
   cmd->add_option("--json", o->json_path, "also write the table as JSON");
   cmd->add_option("--set", o->overrides, "KEY=VALUE override of the merged configuration (repeatable)");
   cmd->add_option("--channels", o->channels, "rings/trees side by side (default: one per NIC rail)")

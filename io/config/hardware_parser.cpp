@@ -88,11 +88,39 @@ models::NodeSpec parse_node(const ConfigNode& node) {
   models::NodeSpec n;
   n.gpus_per_node = static_cast<int>(r.get_int("gpus_per_node", 1, kIntMax));
   n.nvlink_bandwidth_gbps = r.get_double("nvlink_bandwidth_gbps", NumberRange::positive());
+  n.nvlink_efficiency = r.get_double_or("nvlink_efficiency", n.nvlink_efficiency, NumberRange::fraction());
   n.nvlink_latency_us = r.get_double("nvlink_latency_us", NumberRange::non_negative());
   n.nics_per_node = static_cast<int>(r.get_int("nics_per_node", 1, kIntMax));
   n.nic_bandwidth_gbps = r.get_double("nic_bandwidth_gbps", NumberRange::positive());
+  n.nic_efficiency = r.get_double_or("nic_efficiency", n.nic_efficiency, NumberRange::fraction());
   n.nic_latency_us = r.get_double("nic_latency_us", NumberRange::non_negative());
   n.pcie_bandwidth_gbps = r.get_double("pcie_bandwidth_gbps", NumberRange::positive());
+  r.finish();
+  return n;
+}
+
+const EnumNames<models::NcclGeneration> kGenerations{{"volta", models::NcclGeneration::volta},
+                                                     {"ampere", models::NcclGeneration::ampere},
+                                                     {"hopper", models::NcclGeneration::hopper},
+                                                     {"blackwell", models::NcclGeneration::blackwell}};
+
+// Without nccl.generation: from the GPU's name (NVIDIA's product prefixes),
+// Ampere's figures when the name says nothing.
+models::NcclGeneration generation_of(const std::string& name) {
+  const auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+  if (has("V100")) return models::NcclGeneration::volta;
+  if (has("H100") || has("H200") || has("H20") || has("H800") || has("GH200")) return models::NcclGeneration::hopper;
+  if (has("B200") || has("B100") || has("B300") || has("GB200")) return models::NcclGeneration::blackwell;
+  return models::NcclGeneration::ampere;
+}
+
+models::NcclSpec parse_nccl(const ConfigNode* node, const std::string& gpu_name) {
+  models::NcclSpec n;
+  n.generation = generation_of(gpu_name);
+  if (node == nullptr) return n;
+  MapReader r(*node);
+  n.generation = r.get_enum_or("generation", n.generation, kGenerations);
+  n.latency_scale = r.get_double_or("latency_scale", n.latency_scale, NumberRange::positive());
   r.finish();
   return n;
 }
@@ -115,6 +143,7 @@ models::HardwareSpec parse_hardware(const ConfigNode& node) {
   models::HardwareSpec hw;
   hw.gpu = parse_gpu(r.require("gpu", "a mapping describing the GPU"));
   hw.node = parse_node(r.require("node", "a mapping describing the GPU server"));
+  hw.nccl = parse_nccl(r.find("nccl"), hw.gpu.name);
   r.finish();
   return hw;
 }

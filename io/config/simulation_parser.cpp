@@ -17,6 +17,13 @@ const EnumNames<models::PartitionStrategy> kPartitions{{"metis", models::Partiti
 const EnumNames<models::IntraServer> kIntraServer{{"analytical", models::IntraServer::analytical},
                                                   {"packet", models::IntraServer::packet}};
 
+const EnumNames<models::CollectiveModel> kCollectiveModels{{"nccl", models::CollectiveModel::nccl},
+                                                            {"links", models::CollectiveModel::links}};
+const EnumNames<models::NcclProtocol> kProtocols{{"auto", models::NcclProtocol::automatic},
+                                                 {"ll", models::NcclProtocol::ll},
+                                                 {"ll128", models::NcclProtocol::ll128},
+                                                 {"simple", models::NcclProtocol::simple}};
+
 }  // namespace
 
 models::SimulationSpec parse_simulation(const ConfigNode& node) {
@@ -28,6 +35,8 @@ models::SimulationSpec parse_simulation(const ConfigNode& node) {
   s.partition = r.get_enum_or("partition", s.partition, kPartitions);
   s.seed = static_cast<std::uint64_t>(r.get_int_or("seed", static_cast<std::int64_t>(s.seed), 0, kInt64Max));
   s.intra_server = r.get_enum_or("intra_server", s.intra_server, kIntraServer);
+  s.collective_model = r.get_enum_or("collective_model", s.collective_model, kCollectiveModels);
+  s.nccl_proto = r.get_enum_or("nccl_proto", s.nccl_proto, kProtocols);
   r.finish();
   return s;
 }

@@ -19,6 +19,11 @@ const EnumNames<models::AttentionKernel> kAttention{{"flash", models::AttentionK
 const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::eager},
                                               {"cuda_graph", models::KernelLaunch::cuda_graph}};
 
+const EnumNames<models::GradReduceDtype> kGradReduce{{"auto", models::GradReduceDtype::automatic},
+                                                     {"fp32", models::GradReduceDtype::fp32},
+                                                     {"bf16", models::GradReduceDtype::bf16},
+                                                     {"fp16", models::GradReduceDtype::fp16}};
+
 }  // namespace
 
 models::TrainingSpec parse_training(const ConfigNode& node) {
@@ -34,6 +39,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.grad_bucket_mb = r.get_double_or("grad_bucket_mb", 25.0, NumberRange::positive());
   t.attention = r.get_enum_or("attention", models::AttentionKernel::flash, kAttention);
   t.fused_cross_entropy = r.get_bool_or("fused_cross_entropy", false);
+  t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;

@@ -16,12 +16,16 @@ int channel_count(const CollectiveConfig& config, const Group& group, const Grou
   return group.nodes() == 1 ? 1 : std::clamp(links.rails, 1, kMaxChannels);
 }
 
-std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes) {
-  constexpr std::uint64_t kSmallest = 64 * 1024;
+std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes, std::uint64_t smallest) {
   std::uint64_t piece = std::max<std::uint64_t>(1, max_bytes);
   const auto wanted = static_cast<std::uint64_t>(4 * std::max(depth, 1));
-  while (piece > kSmallest && part / piece < wanted) piece /= 2;
+  while (piece > smallest && part / piece < wanted) piece /= 2;
   return piece;
+}
+
+std::uint64_t smallest_piece(Proto proto, double wire_factor) {
+  if (proto != Proto::ll) return kSmallestPiece;
+  return std::max<std::uint64_t>(256, static_cast<std::uint64_t>(8 * 1024 / std::max(1.0, wire_factor)));
 }
 
 int tree_pipeline_depth(const Group& group) {
@@ -74,13 +78,14 @@ double ring_estimate(const Group& g, const GroupLinks& l, double bytes, int chan
   return std::max(chain, port) + busiest_share * std::min(chain, port);
 }
 
-double tree_estimate(const Group& g, const GroupLinks& l, double bytes, int channels, std::uint64_t pipeline) {
+double tree_estimate(const Group& g, const GroupLinks& l, double bytes, int channels, std::uint64_t pipeline,
+                     std::uint64_t smallest) {
   const double chain = g.max_per_node() - 1;
   const double levels = std::max(g.tree_depth(0), g.tree_depth(1));
   const double bw = g.nodes() == 1 ? l.intra_Bps : server_Bps(g, l, channels);
   const double part = bytes / (2.0 * channels);
   const double piece = std::min(
-      part, static_cast<double>(pipeline_piece(static_cast<std::uint64_t>(part), tree_pipeline_depth(g), pipeline)));
+      part, static_cast<double>(pipeline_piece(static_cast<std::uint64_t>(part), tree_pipeline_depth(g), pipeline, smallest)));
   // Up and down the tree, each hop paying its latency and one piece's time to
   // fill the pipeline; in steady state a server's busiest NIC moves 2S/c.
   const double latency = 2 * (chain * l.intra_latency_s + levels * l.inter_latency_s);
@@ -101,11 +106,11 @@ double hierarchical_estimate(const Group& g, const GroupLinks& l, double bytes) 
 }  // namespace
 
 double all_reduce_estimate(Algo algo, const Group& group, const GroupLinks& links, std::uint64_t bytes,
-                           int channels, std::uint64_t pipeline_bytes) {
+                           int channels, std::uint64_t pipeline_bytes, std::uint64_t smallest) {
   const auto s = static_cast<double>(bytes);
   switch (algo) {
     case Algo::ring: return group.size() == 1 ? 0 : ring_estimate(group, links, s, channels);
-    case Algo::tree: return group.size() == 1 ? 0 : tree_estimate(group, links, s, channels, pipeline_bytes);
+    case Algo::tree: return group.size() == 1 ? 0 : tree_estimate(group, links, s, channels, pipeline_bytes, smallest);
     case Algo::hierarchical: return group.regular() ? hierarchical_estimate(group, links, s) : inf();
     default: return inf();
   }
@@ -132,6 +137,7 @@ Algo choose_algo(const Request& request, const Group& group, const GroupLinks& l
     case Op::broadcast: return Algo::ring;
     default: return Algo::direct;
   }
+  if (config.nccl_costs) return nccl_algo(request, group, links, config.nccl);
   const int channels = channel_count(config, group, links);
   Algo best = Algo::ring;
   double best_time = all_reduce_estimate(Algo::ring, group, links, request.bytes, channels, config.pipeline_bytes);

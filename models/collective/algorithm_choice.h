@@ -1,18 +1,14 @@
 // Which algorithm a collective runs, and with how many channels.
 //
-// The automatic choice works as NCCL's tuner does (src/graph/tuning.cc in
-// github.com/NVIDIA/nccl): every algorithm available for the operation and the
-// group gets a predicted time, latency + bytes / bandwidth, from the group's
-// link figures, and the fastest wins (ties go to the ring). For all-reduce the
-// candidates are ring, tree (with more than one server) and hierarchical (more
-// than one server and more than one GPU on each, same local GPUs everywhere);
-// the predictions are those of the simulated algorithms on idle links
-// (models/network/README.md derives them). The outcome matches NCCL's
-// behaviour: trees for small and medium messages across many servers (their
-// latency grows with log(servers) instead of the ring's 2(n-1) hops), rings
-// inside a server and for large messages. The other operations have one
-// algorithm each: ring for all-gather, reduce-scatter and broadcast (a
-// pipelined chain), direct for all-to-all and send/recv.
+// The automatic choice is NCCL's (nccl_cost.h): NCCL's own tuning model
+// predicts ring and tree all-reduce times per protocol and the fastest wins.
+// With `nccl_costs` off (simulation.collective_model: links) collectives pay
+// only their links, and the choice compares the simulated algorithms' idle
+// times instead: ring, tree (more than one server) and hierarchical (more
+// than one server and more than one GPU on each, same local GPUs
+// everywhere), as derived in models/network/README.md. The other operations
+// have one algorithm each: ring for all-gather, reduce-scatter and broadcast
+// (a pipelined chain), direct for all-to-all and send/recv.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +16,15 @@
 #include "models/collective/collective_types.h"
 #include "models/collective/group.h"
 #include "models/collective/group_table.h"
+#include "models/collective/nccl_cost.h"
 
 namespace pf::models::collective {
 
 struct CollectiveConfig {
   int channels = 0;  // rings/trees run side by side; 0 = one per NIC rail of a server (1 inside one server)
   std::uint64_t pipeline_bytes = 1 << 20;  // largest pipelined piece of a tree or chain: simulation.chunk_bytes
+  bool nccl_costs = true;                  // NCCL's latencies and protocol overheads (simulation.collective_model: nccl)
+  NcclParams nccl;
 };
 
 inline constexpr int kMaxChannels = 32;
@@ -34,9 +33,18 @@ int channel_count(const CollectiveConfig& config, const Group& group, const Grou
 
 // The pipelined piece for `part` bytes flowing through `depth` hops: halved
 // from `max_bytes` while fewer than 4 pieces per hop would be in flight, down
-// to 64 KiB (NCCL shrinks its tree chunk size the same way for small
+// to `smallest` (NCCL shrinks its tree chunk size the same way for small
 // messages, src/enqueue.cc), so a pipeline fills quickly.
-std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes);
+inline constexpr std::uint64_t kSmallestPiece = 64 * 1024;
+std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes,
+                             std::uint64_t smallest = kSmallestPiece);
+
+// The smallest pipelined piece (payload bytes) a protocol moves: one step of
+// its buffer on the wire. LL's buffer is NCCL_LL_LINES_PER_THREAD (8) x 512
+// threads x 16-byte lines = 64 KiB over NCCL_STEPS (8) slots, 8 KiB of wire
+// bytes a step (src/include/device.h, NCCL 2.30.7), i.e. 8 KiB / wire_factor
+// of payload; LL128 and Simple steps are larger than the 64 KiB floor.
+std::uint64_t smallest_piece(Proto proto, double wire_factor);
 
 // Hops from a tree's leaves to its root: the chain inside a server plus the
 // deeper of the two trees over servers.
@@ -45,8 +53,9 @@ int tree_pipeline_depth(const Group& group);
 bool available(Op op, Algo algo, const Group& group);
 
 // Predicted all-reduce time on idle links, seconds.
+// smallest: the tree's smallest pipelined piece (smallest_piece for the protocol).
 double all_reduce_estimate(Algo algo, const Group& group, const GroupLinks& links, std::uint64_t bytes,
-                           int channels, std::uint64_t pipeline_bytes);
+                           int channels, std::uint64_t pipeline_bytes, std::uint64_t smallest = kSmallestPiece);
 
 // The algorithm a request runs. Throws pf::ConfigError naming the choices
 // when an explicitly requested one is not available for the op and group.

@@ -16,7 +16,9 @@ void ChainRun::advance(const SendContext& cx) {
   // The root has every piece; the others forward what has arrived.
   const std::uint32_t have = prev_ < 0 ? pieces_ : received_;
   for (; sent_ < have; ++sent_) {
-    if (next_ >= 0) cx.send(next_, split(part_, pieces_, sent_), 0, channel_);
+    // NCCL charges a broadcast its base and one hop: on the root's first piece.
+    const Wait wait = sent_ == 0 && prev_ < 0 ? Wait::first : Wait::none;
+    if (next_ >= 0) cx.send(next_, split(part_, pieces_, sent_), 0, channel_, wait);
   }
 }
 

@@ -25,6 +25,8 @@ CollectiveConfig collective_config(const SimulationSpec& sim, const BenchOptions
   CollectiveConfig c;
   c.channels = o.channels;
   c.pipeline_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(1, sim.chunk_bytes));
+  c.nccl_costs = sim.collective_model == CollectiveModel::nccl;
+  c.nccl = nccl_params(o.nccl, sim);
   return c;
 }
 
@@ -59,8 +61,16 @@ namespace {
 // A generous first guess at when the collective is over (see the header).
 core::SimTime first_end(const GroupTable& groups, GroupIndex gi, const CollectiveConfig& config, std::uint64_t bytes) {
   const Group& g = groups.group(gi);
-  const double estimate = all_reduce_estimate(Algo::ring, g, groups.links(gi), bytes,
-                                              channel_count(config, g, groups.links(gi)), config.pipeline_bytes);
+  double estimate = all_reduce_estimate(Algo::ring, g, groups.links(gi), bytes,
+                                        channel_count(config, g, groups.links(gi)), config.pipeline_bytes);
+  if (config.nccl_costs) {
+    // The slowest protocol's wire overhead and latencies bound any choice.
+    Request r;
+    r.bytes = bytes;
+    NcclParams ll = config.nccl;
+    ll.proto = Proto::ll;
+    estimate = estimate * 4 + idle_time_s(r, Algo::ring, g, groups.links(gi), ll, config.pipeline_bytes);
+  }
   return core::SimTime::from_seconds(2 * estimate + 50e-6);
 }
 
@@ -97,6 +107,8 @@ CollectiveBench::Attempt CollectiveBench::attempt(const BenchCase& c, Algo algo,
   request.group = gi;
   request.bytes = c.bytes;
   request.root = c.root;
+  const CollectiveConfig cc = collective_config(simulation_, options_);
+  if (cc.nccl_costs) a.result.proto = step_cost(request, algo, groups.group(gi), groups.links(gi), cc.nccl, cc.pipeline_bytes).proto;
 
   core::EngineConfig config = network::engine_config(graph_, mapping_, simulation_.network, simulation_.sync);
   config.end = end;

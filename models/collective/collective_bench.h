@@ -17,6 +17,7 @@
 #include "core/communicator.h"
 #include "core/engine_stats.h"
 #include "models/collective/collective_types.h"
+#include "models/collective/nccl_tuning.h"
 #include "models/network/network_config.h"
 #include "models/spec/hardware_spec.h"
 #include "models/spec/simulation_spec.h"
@@ -29,6 +30,7 @@ namespace pf::models::collective {
 struct BenchOptions {
   network::NvlinkFidelity nvlink = network::NvlinkFidelity::coarse;
   int channels = 0;  // 0 = automatic
+  NcclSpec nccl;     // the hardware's NCCL figures (hardware file `nccl`)
   // Called now and then with simulated time and events (core::EngineConfig::progress).
   std::function<void(core::SimTime, std::uint64_t)> progress;
 };
@@ -44,6 +46,7 @@ struct BenchCase {
 struct BenchResult {
   core::SimTime time;       // simulated, from start to the last member's completion
   Algo algo = Algo::ring;   // what ran
+  Proto proto = Proto::simple;  // NCCL protocol it ran with (Simple when collectives pay the links alone)
   int channels = 1;
   core::EngineStats stats;  // summed over ranks
   std::uint64_t digest = 0; // engine's event-order digest

@@ -56,8 +56,10 @@ Completion CollectiveEngine::start(core::Engine& engine, int gpu, const Request&
   const StateKey key{request.group, static_cast<std::uint16_t>(request.seq), role, p2p ? request.peer : -1};
   const std::size_t i = find_or_add(gpu, key);
   CollectiveState& state = per_gpu_[static_cast<std::size_t>(gpu)][i];
-  const bool done =
-      state.start(request, algo, cookie, group, channels(request.group), config_, context(engine, gpu, key));
+  StepCost cost;
+  if (config_.nccl_costs) cost = step_cost(request, algo, group, groups_.links(request.group), config_.nccl, config_.pipeline_bytes);
+  const bool done = state.start(request, algo, cookie, group, channels(request.group), config_,
+                                config_.nccl_costs ? &cost : nullptr, context(engine, gpu, key));
   if (done) return finish(gpu, i);
   return {};
 }

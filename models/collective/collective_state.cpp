@@ -18,14 +18,18 @@ void CollectiveState::arrive_early(const network::Tag& tag, int src) {
 }
 
 bool CollectiveState::start(const Request& request, Algo algo, std::uint64_t cookie, const Group& group,
-                            int channels, const CollectiveConfig& config, const SendContext& cx) {
+                            int channels, const CollectiveConfig& config, const StepCost* cost,
+                            const SendContext& sent_by) {
   if (started_)
     throw SimulationError("collective " + std::to_string(key_.group) + "/" + std::to_string(key_.seq) +
-                          " started twice on GPU " + std::to_string(cx.gpu));
+                          " started twice on GPU " + std::to_string(sent_by.gpu));
   request_ = request;
   algo_ = algo;
   cookie_ = cookie;
   channels_ = channels;
+  has_cost_ = cost != nullptr;
+  if (cost != nullptr) cost_ = *cost;
+  const SendContext cx = with_cost(sent_by);
   build(group, channels, config, cx);
   for (const Early& e : early_) note(e.phase, e.channel, e.src, e.count);
   early_ = {};
@@ -38,6 +42,7 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
   const int n = g.size();
   const std::uint64_t bytes = request_.bytes;
   const auto n32 = static_cast<std::uint32_t>(n);
+  const std::uint64_t smallest = has_cost_ ? smallest_piece(cost_.proto, cost_.wire_factor) : kSmallestPiece;
   if (request_.op == Op::all_reduce && algo_ == Algo::hierarchical) {
     pattern_ = Pattern::hierarchical;
     const Group::Place p = g.place(cx.gpu);
@@ -46,8 +51,9 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
     const auto k32 = static_cast<std::uint32_t>(k);
     const std::uint64_t shard = split(bytes, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(p.index));
     rings_.emplace_back(std::vector<RingSeat>{node_ring(g, cx.gpu)}, k, bytes, k32 - 1, 0);
-    rings_.emplace_back(std::vector<RingSeat>{rail_ring(g, cx.gpu)}, m, shard, 2 * (static_cast<std::uint32_t>(m) - 1), 1);
-    rings_.emplace_back(std::vector<RingSeat>{node_ring(g, cx.gpu)}, k, bytes, k32 - 1, 2);
+    rings_.emplace_back(std::vector<RingSeat>{rail_ring(g, cx.gpu)}, m, shard, 2 * (static_cast<std::uint32_t>(m) - 1), 1,
+                        false);
+    rings_.emplace_back(std::vector<RingSeat>{node_ring(g, cx.gpu)}, k, bytes, k32 - 1, 2, false);
     rings_[0].start();
     return;
   }
@@ -58,7 +64,7 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
       for (int c = 0; c < channels; ++c) {
         const std::uint64_t part = split(split(bytes, 2, static_cast<std::uint64_t>(t)), static_cast<std::uint64_t>(channels),
                                          static_cast<std::uint64_t>(c));
-        trees_.emplace_back(g, t, c, cx.gpu, part, pipeline_piece(part, depth, config.pipeline_bytes));
+        trees_.emplace_back(g, t, c, cx.gpu, part, pipeline_piece(part, depth, config.pipeline_bytes, smallest));
       }
     }
     unfinished_ = trees_.size();
@@ -82,7 +88,7 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
       const int root = g.member(request_.root);
       for (int c = 0; c < channels; ++c) {
         const std::uint64_t part = split(bytes, static_cast<std::uint64_t>(channels), static_cast<std::uint64_t>(c));
-        chains_.emplace_back(g, c, cx.gpu, root, part, pipeline_piece(part, n - 1, config.pipeline_bytes));
+        chains_.emplace_back(g, c, cx.gpu, root, part, pipeline_piece(part, n - 1, config.pipeline_bytes, smallest));
       }
       unfinished_ = chains_.size();
       finished_.assign(chains_.size(), 0);
@@ -106,18 +112,19 @@ void CollectiveState::build_exchange(const Group& g, const SendContext& cx) {
       cx.scratch.clear();
       for (int d = 1; d < n; ++d) {
         const int peer = (me + d) % n;
-        cx.scratch.push_back(cx.message(g.member(peer), split(bytes, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(peer)), 0, 0));
+        cx.scratch.push_back(cx.message(g.member(peer), split(bytes, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(peer)), 0, 0,
+                                        Wait::first));
       }
       if (!cx.scratch.empty()) cx.net.send_all(cx.engine, cx.scratch);
       return;
     }
     case Op::send_recv:
       expected_ = n > 1 ? 1 : 0;
-      if (n > 1) cx.send(g.member((me + 1) % n), bytes, 0, 0);
+      if (n > 1) cx.send(g.member((me + 1) % n), bytes, 0, 0, Wait::first);
       return;
     case Op::send:
       send_pending_ = true;
-      cx.notify_port_free(cx.send(request_.peer, bytes, kPeerPhase, 0), kPeerPhase, 0);
+      cx.notify_port_free(cx.send(request_.peer, bytes, kPeerPhase, 0, Wait::first), kPeerPhase, 0);
       return;
     case Op::recv: expected_ = 1; return;
     default: throw SimulationError(std::string("collective: no direct pattern for ") + to_string(request_.op));
@@ -203,13 +210,15 @@ void CollectiveState::advance_all(const SendContext& cx) {
   }
 }
 
-bool CollectiveState::receive(const network::Tag& tag, int src, const SendContext& cx) {
+bool CollectiveState::receive(const network::Tag& tag, int src, const SendContext& sent_by) {
+  const SendContext cx = with_cost(sent_by);
   note(tag.phase, tag.channel, src, 1);
   advance_one(tag.phase, tag.channel, cx);
   return complete();
 }
 
-bool CollectiveState::port_free(std::uint8_t phase, std::uint8_t channel, const SendContext& cx) {
+bool CollectiveState::port_free(std::uint8_t phase, std::uint8_t channel, const SendContext& sent_by) {
+  const SendContext cx = with_cost(sent_by);
   switch (pattern_) {
     case Pattern::counted: send_pending_ = false; break;
     case Pattern::tree:

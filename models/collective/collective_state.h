@@ -38,8 +38,10 @@ class CollectiveState {
   void arrive_early(const network::Tag& tag, int src);
   // Builds the runs, replays early messages, sends what it can. True when
   // this GPU's part is already complete.
+  // cost: what its messages pay beyond the links (nccl_cost.h); null for
+  // the links alone.
   bool start(const Request& request, Algo algo, std::uint64_t cookie, const Group& group, int channels,
-             const CollectiveConfig& config, const SendContext& cx);
+             const CollectiveConfig& config, const StepCost* cost, const SendContext& cx);
   // A message after start(). True when this GPU's part has completed.
   bool receive(const network::Tag& tag, int src, const SendContext& cx);
   // A message this GPU queued has left its port (kPortFree). True when
@@ -62,12 +64,19 @@ class CollectiveState {
   void advance_one(std::uint8_t phase, std::uint8_t channel, const SendContext& cx);
   void settle_hierarchy(const SendContext& cx);
   bool complete() const;
+  SendContext with_cost(const SendContext& cx) const {
+    SendContext c = cx;
+    c.cost = has_cost_ ? &cost_ : nullptr;
+    return c;
+  }
 
   StateKey key_;
   bool started_ = false;
   Request request_;
   Algo algo_ = Algo::ring;
   std::uint64_t cookie_ = 0;
+  StepCost cost_;
+  bool has_cost_ = false;
   Pattern pattern_ = Pattern::counted;
   std::vector<Early> early_;
   std::vector<RingRun> rings_;    // ring: 1; hierarchical: one per phase

@@ -1,6 +1,8 @@
 #include "models/collective/collective_types.h"
 
 #include <array>
+#include <cctype>
+#include <string>
 #include <utility>
 
 namespace pf::models::collective {
@@ -34,9 +36,22 @@ const char* to_string(Algo algo) {
   return "?";
 }
 
+namespace {
+// "AllReduce", "allreduce", "all_reduce", "all_reduce_perf" -> "allreduce".
+std::string folded(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (out.size() > 4 && out.ends_with("perf")) out.resize(out.size() - 4);
+  return out;
+}
+}  // namespace
+
 std::optional<Op> parse_op(std::string_view name) {
+  // nccl-tests' spellings too (all_reduce_perf, AllReduce, alltoall, sendrecv).
+  const std::string want = folded(name);
   for (const auto& [n, value] : kOps)
-    if (n == name) return value;
+    if (folded(n) == want) return value;
   return std::nullopt;
 }
 

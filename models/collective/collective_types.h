@@ -33,7 +33,7 @@ enum class Algo : std::uint8_t {
 
 const char* to_string(Op op);
 const char* to_string(Algo algo);
-std::optional<Op> parse_op(std::string_view name);      // the CLI's names: all_reduce, ...
+std::optional<Op> parse_op(std::string_view name);      // all_reduce, ... (and nccl-tests': allreduce, AllReduce, all_reduce_perf)
 std::optional<Algo> parse_algo(std::string_view name);  // ring, tree, hierarchical, direct, auto
 
 // nccl-tests' bus-bandwidth factor: busbw = algbw * factor (doc/PERFORMANCE.md

@@ -7,8 +7,8 @@
 namespace pf::models::collective {
 
 RingRun::RingRun(std::vector<RingSeat> seats, int members, std::uint64_t bytes, std::uint32_t steps,
-                 std::uint8_t phase)
-    : bytes_(bytes), members_(members), steps_(steps), phase_(phase) {
+                 std::uint8_t phase, bool initiator)
+    : bytes_(bytes), members_(members), steps_(steps), phase_(phase), initiator_(initiator) {
   for (const RingSeat& s : seats) {
     channels_.push_back({s, 0, 0, steps_ == 0});
     if (steps_ == 0) ++finished_;
@@ -47,7 +47,9 @@ void RingRun::advance(const SendContext& cx, int channel) {
   Channel& c = channels_[static_cast<std::size_t>(channel)];
   // Step t needs step t-1's block: t <= received.
   while (c.sent < steps_ && c.sent <= c.received) {
-    cx.send(c.seat.next, step_bytes(channel, c.sent), phase_, static_cast<std::uint8_t>(channel));
+    // Every step is one NCCL step: it pays the step latency (and the first the base).
+    const Wait wait = c.sent == 0 && initiator_ ? Wait::first : Wait::step;
+    cx.send(c.seat.next, step_bytes(channel, c.sent), phase_, static_cast<std::uint8_t>(channel), wait);
     ++c.sent;
   }
   settle(c);

@@ -21,7 +21,10 @@ class RingRun {
   RingRun() = default;
   // seats: this GPU's place in each channel's ring. bytes: the buffer whose
   // n blocks circulate. steps: messages each GPU sends per channel.
-  RingRun(std::vector<RingSeat> seats, int members, std::uint64_t bytes, std::uint32_t steps, std::uint8_t phase);
+  // initiator: the ring starts the collective (its first step pays NCCL's
+  // base latency), rather than following an earlier phase.
+  RingRun(std::vector<RingSeat> seats, int members, std::uint64_t bytes, std::uint32_t steps, std::uint8_t phase,
+          bool initiator = true);
 
   void start() { started_ = true; }
   bool started() const { return started_; }
@@ -48,6 +51,7 @@ class RingRun {
   int members_ = 1;
   std::uint32_t steps_ = 0;
   std::uint8_t phase_ = 0;
+  bool initiator_ = true;
   bool started_ = false;
   std::size_t finished_ = 0;
 };

@@ -7,6 +7,7 @@
 
 #include "core/engine.h"
 #include "models/collective/collective_events.h"
+#include "models/collective/nccl_cost.h"
 #include "models/network/network.h"
 
 namespace pf::models::collective {
@@ -21,25 +22,42 @@ inline std::uint32_t piece_count(std::uint64_t bytes, std::uint64_t piece) {
   return bytes == 0 ? 1u : static_cast<std::uint32_t>((bytes + piece - 1) / piece);
 }
 
+// What a message waits for before it leaves, beyond its port (nccl_cost.h):
+// nothing (a pipelined piece behind the first), one step's latency (a message
+// that depends on one received), or the base latency and a step (a message
+// that starts the collective).
+enum class Wait : std::uint8_t { none, step, first };
+
 struct SendContext {
   core::Engine& engine;
   network::Network& net;
   std::vector<network::Message>& scratch;  // reused for batches: no allocation per event
   int gpu = 0;
   StateKey key;
+  const StepCost* cost = nullptr;  // the collective's NCCL costs; none: the links alone
 
-  network::Message message(int dst, std::uint64_t bytes, std::uint8_t phase, std::uint8_t channel) const {
+  network::Message message(int dst, std::uint64_t bytes, std::uint8_t phase, std::uint8_t channel,
+                           Wait wait = Wait::none) const {
     network::Message m;
     m.src_gpu = gpu;
     m.dst_gpu = dst;
     m.bytes = bytes;
+    if (cost != nullptr) {
+      if (cost->wire_factor != 1.0) m.bytes = static_cast<std::uint64_t>(static_cast<double>(bytes) * cost->wire_factor + 0.5);
+      if (wait != Wait::none) {
+        const bool same_server = net.graph().node_of_gpu(gpu) == net.graph().node_of_gpu(dst);
+        m.delay = same_server ? cost->intra_step : cost->inter_step;
+        if (wait == Wait::first) m.delay = m.delay + cost->base;
+      }
+    }
     m.tag = {key.group, key.seq, phase, channel};
     // One flow per (group, channel), as NCCL opens one connection per channel.
     m.flow = (key.group << 6) ^ channel;
     return m;
   }
-  core::SimTime send(int dst, std::uint64_t bytes, std::uint8_t phase, std::uint8_t channel) const {
-    return net.send(engine, message(dst, bytes, phase, channel));
+  core::SimTime send(int dst, std::uint64_t bytes, std::uint8_t phase, std::uint8_t channel,
+                     Wait wait = Wait::none) const {
+    return net.send(engine, message(dst, bytes, phase, channel, wait));
   }
   // Asks for a kPortFree event at `at` for this run.
   void notify_port_free(core::SimTime at, std::uint8_t phase, std::uint8_t channel) const {

@@ -39,7 +39,8 @@ void TreeRun::send_down(const SendContext& cx, std::uint32_t piece) {
   if (children_ == 0) return;
   cx.scratch.clear();
   for (int i = 0; i < children_; ++i)
-    cx.scratch.push_back(cx.message(child_[static_cast<std::size_t>(i)], piece_bytes(piece), down_phase(), channel_));
+    cx.scratch.push_back(cx.message(child_[static_cast<std::size_t>(i)], piece_bytes(piece), down_phase(), channel_,
+                                    piece == 0 ? Wait::step : Wait::none));
   cx.notify_port_free(cx.net.send_all(cx.engine, cx.scratch), down_phase(), channel_);
   ++down_queued_;
 }
@@ -52,7 +53,10 @@ void TreeRun::advance(const SendContext& cx) {
   // forward what comes down.
   const std::uint32_t down_ready = parent_ < 0 ? reduced : down_received_;
   for (; parent_ >= 0 && up_sent_ < reduced && up_queued_ < kWindow; ++up_sent_) {
-    cx.notify_port_free(cx.send(parent_, piece_bytes(up_sent_), up_phase(), channel_), up_phase(), channel_);
+    // The first piece pays each hop's latency (a leaf's also the base); the
+    // pipeline hides it for the rest.
+    const Wait wait = up_sent_ > 0 ? Wait::none : children_ == 0 ? Wait::first : Wait::step;
+    cx.notify_port_free(cx.send(parent_, piece_bytes(up_sent_), up_phase(), channel_, wait), up_phase(), channel_);
     ++up_queued_;
   }
   for (; down_sent_ < down_ready && down_queued_ < kWindow; ++down_sent_) send_down(cx, down_sent_);

@@ -16,7 +16,7 @@ StateMemory state_memory(const workload::WorkloadPlan& plan, const workload::Sta
   auto held = [&](bool sharded) { return sharded ? dense / nd + expert / ne : dense + expert; };
   StateMemory m;
   m.parameters = workload::param_bytes(dtype) * held(zero >= 3);
-  m.gradients = workload::grad_bytes(dtype) * held(zero >= 2);
+  m.gradients = plan.grad_bytes() * held(zero >= 2);
   m.optimizer = workload::optimizer_bytes(dtype) * held(zero >= 1);
   return m;
 }

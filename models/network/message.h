@@ -31,6 +31,7 @@ struct Message {
   std::uint64_t bytes = 0;
   Tag tag;
   std::uint32_t flow = 0;  // ECMP flow id: a flow's chunks follow one path, in order
+  core::SimTime delay;     // the message is ready to leave this long after it is sent (software latency)
 };
 
 // Chunk sizes travel in 31 bits; the top bit marks the last chunk of a message.

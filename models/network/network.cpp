@@ -24,13 +24,14 @@ std::uint64_t Network::piece_bytes(const Message& m) const {
 }
 
 void Network::deliver_now(core::Engine& engine, const Message& m) {
+  // To itself: no link, but the software latency still applies.
   ChunkPayload p;
   p.src_gpu = m.src_gpu;
   p.dst_gpu = m.dst_gpu;
   p.flow = m.flow;
   p.size = kLastChunk;
   p.tag = m.tag;
-  engine.send(engine.now(), static_cast<core::LpId>(m.dst_gpu), kDelivery, p);
+  engine.send(engine.now() + m.delay, static_cast<core::LpId>(m.dst_gpu), kDelivery, p);
 }
 
 LinkPorts::Slot Network::pass(core::Engine& engine, partition::LinkId l, core::SimTime head, const ChunkPayload& chunk) {
@@ -59,7 +60,8 @@ core::SimTime Network::send_packets(core::Engine& engine, std::span<const Messag
     partition::Path path;
     partition::route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
     Pending p;
-    p.chunk.tail = now;  // the data is in the sender's memory already
+    p.ready = now + m.delay;
+    p.chunk.tail = p.ready;  // the data is in the sender's memory already
     p.chunk.src_gpu = m.src_gpu;
     p.chunk.dst_gpu = m.dst_gpu;
     p.chunk.flow = m.flow;
@@ -80,7 +82,7 @@ core::SimTime Network::send_packets(core::Engine& engine, std::span<const Messag
       p.left -= bytes;
       --p.chunks;
       p.chunk.size = static_cast<std::uint32_t>(bytes) | (p.chunks == 0 ? kLastChunk : 0u);
-      port_free = std::max(port_free, pass(engine, p.first, now, p.chunk).end);
+      port_free = std::max(port_free, pass(engine, p.first, p.ready, p.chunk).end);
       more = more || p.chunks > 0;
     }
   }
@@ -100,7 +102,7 @@ core::SimTime Network::send_analytical(core::Engine& engine, std::span<const Mes
     const partition::PathStats stats = partition::path_stats(graph_, path);
     const core::SimTime serial =
         core::SimTime::from_ps(static_cast<std::int64_t>(static_cast<double>(m.bytes) * 1e12 / stats.bottleneck_Bps + 0.5));
-    const LinkPorts::Slot s = ports_.hold(path.links[0], now, serial, m.bytes);
+    const LinkPorts::Slot s = ports_.hold(path.links[0], now + m.delay, serial, m.bytes);
     port_free = std::max(port_free, s.end);
     ChunkPayload p;
     p.src_gpu = m.src_gpu;

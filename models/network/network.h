@@ -65,6 +65,7 @@ class Network {
  private:
   struct Pending {  // one message being cut into chunks (send_all's scratch)
     ChunkPayload chunk;
+    core::SimTime ready;       // when its first byte may leave (send time + Message::delay)
     partition::LinkId first = partition::kNoLink;
     std::uint64_t left = 0;    // bytes not yet cut
     std::uint64_t piece = 0;   // chunk size for this message

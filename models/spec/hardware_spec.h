@@ -47,17 +47,29 @@ struct GpuSpec {
 
 struct NodeSpec {
   int gpus_per_node = 8;
-  double nvlink_bandwidth_gbps = 0;         // GB/s per GPU per direction
+  double nvlink_bandwidth_gbps = 0;         // GB/s per GPU per direction (line rate)
+  double nvlink_efficiency = 1.0;           // achievable fraction of it (the simulated link runs at the product)
   double nvlink_latency_us = 0;
   int nics_per_node = 8;
-  double nic_bandwidth_gbps = 0;            // Gb/s per NIC (bits)
+  double nic_bandwidth_gbps = 0;            // Gb/s per NIC (bits, line rate)
+  double nic_efficiency = 1.0;              // achievable fraction of it
   double nic_latency_us = 0;
   double pcie_bandwidth_gbps = 0;           // GB/s
+};
+
+// NCCL's view of the GPU (models/collective/nccl_tuning.h): the generation
+// selects its per-architecture bandwidth caps and NVLink figures.
+enum class NcclGeneration { volta, ampere, hopper, blackwell };
+
+struct NcclSpec {
+  NcclGeneration generation = NcclGeneration::ampere;
+  double latency_scale = 1.0;               // multiplies NCCL's base and per-step latencies (calibrated)
 };
 
 struct HardwareSpec {
   GpuSpec gpu;
   NodeSpec node;
+  NcclSpec nccl;
 };
 
 }  // namespace pf::models

@@ -14,6 +14,11 @@ enum class PartitionStrategy { metis, block, round_robin };
 // message through the network model like every other collective.
 enum class IntraServer { analytical, packet };
 
+// What a collective costs beyond its messages: NCCL's latencies and protocol
+// overheads (models/collective/nccl_cost.h), or the links alone.
+enum class CollectiveModel { nccl, links };
+enum class NcclProtocol { automatic, ll, ll128, simple };
+
 struct SimulationSpec {
   NetworkMode network = NetworkMode::packet;
   std::int64_t chunk_bytes = 1 << 20;
@@ -21,6 +26,8 @@ struct SimulationSpec {
   PartitionStrategy partition = PartitionStrategy::metis;
   std::uint64_t seed = 1;
   IntraServer intra_server = IntraServer::analytical;
+  CollectiveModel collective_model = CollectiveModel::nccl;
+  NcclProtocol nccl_proto = NcclProtocol::automatic;  // force NCCL's protocol (NCCL_PROTO)
 };
 
 struct OutputSpec {

@@ -16,6 +16,12 @@ enum class Recompute { none, selective, full };
 enum class AttentionKernel { flash, unfused };
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
+// The precision of main gradients (accumulated and reduced over DP). auto is
+// Megatron-LM's default for the training dtype: fp32 for bf16 (and fp8, whose
+// weights are bf16; megatron/training/arguments.py: "bfloat16 requires
+// gradient accumulation and all-reduce to be done in fp32"), the training
+// dtype for fp16 (accumulate_allreduce_grads_in_fp32 stays off).
+enum class GradReduceDtype { automatic, fp32, bf16, fp16 };
 
 // Host time per issued op (kernel or NCCL call), microseconds, by launch mode.
 // eager: HolisticTraceAnalysis docs, "CUDA kernel launch statistics": "the
@@ -51,6 +57,7 @@ struct TrainingSpec {
   // Megatron's --cross-entropy-loss-fusion (off by default): one kernel over
   // the 16-bit logits instead of the fp32 passes of vocab_parallel_cross_entropy.
   bool fused_cross_entropy = false;
+  GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
   KernelLaunch launch = KernelLaunch::eager;
   double host_overhead_us = kEagerHostOverheadUs;  // per op; default follows `launch`
   // The host waits for the GPU at each micro-batch's loss (Megatron's NaN

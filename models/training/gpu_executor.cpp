@@ -17,6 +17,10 @@ constexpr int kQueuedKernels = 2;
 // A safety bound on ops in flight; a program that needs more is a generator bug.
 constexpr std::size_t kMaxPending = 4096;
 
+std::uint32_t group_bit(workload::GroupId g) { return 1u << static_cast<unsigned>(g.kind()); }
+
+}  // namespace
+
 collective::Op collective_op(workload::Collective c) {
   switch (c) {
     case workload::Collective::all_reduce: return collective::Op::all_reduce;
@@ -30,10 +34,6 @@ collective::Op collective_op(workload::Collective c) {
   }
   throw SimulationError("training: op is not communication");
 }
-
-std::uint32_t group_bit(workload::GroupId g) { return 1u << static_cast<unsigned>(g.kind()); }
-
-}  // namespace
 
 GpuExecutor::GpuExecutor(ProgramSource program, bool record) : program_(std::move(program)), record_(record) {
   pending_.reserve(32);

@@ -57,6 +57,9 @@ inline constexpr core::EventKind kComputeDone = 0x0301;
 inline constexpr core::EventKind kCommDone = 0x0302;
 inline constexpr core::EventKind kHostIssued = 0x0303;  // an op's issue time was reached
 
+// The collective layer's operation for a workload collective.
+collective::Op collective_op(workload::Collective c);
+
 struct OpDone {
   std::uint32_t op = 0;  // the op's id in its GPU's program
 };

@@ -7,8 +7,8 @@
 
 namespace pf::models::training {
 
-ServerCollectives::ServerCollectives(const collective::GroupTable& table)
-    : table_(table), servers_(table.size(), 0), waiting_(table.size()) {
+ServerCollectives::ServerCollectives(const collective::GroupTable& table, const collective::CollectiveConfig& config)
+    : table_(table), config_(config), servers_(table.size(), 0), waiting_(table.size()) {
   for (std::size_t i = 0; i < table.size(); ++i) {
     const auto& g = table.group(static_cast<collective::GroupIndex>(i));
     const auto& links = table.links(static_cast<collective::GroupIndex>(i));
@@ -18,6 +18,15 @@ ServerCollectives::ServerCollectives(const collective::GroupTable& table)
 
 double ServerCollectives::duration_s(std::uint32_t group, workload::Collective op, std::uint64_t bytes) const {
   const auto& links = table_.links(group);
+  if (config_.nccl_costs) {
+    collective::Request r;
+    r.op = collective_op(op);
+    r.bytes = bytes;
+    r.group = group;
+    const collective::Group& g = table_.group(group);
+    return collective::idle_time_s(r, collective::choose_algo(r, g, links, config_), g, links, config_.nccl,
+                                   config_.pipeline_bytes);
+  }
   const double n = table_.group(group).size();
   const double s = static_cast<double>(bytes), b = links.intra_Bps, a = links.intra_latency_s;
   switch (op) {

@@ -3,13 +3,13 @@
 // Inside a server every GPU reaches the NVSwitch over its own NVLink port and
 // the switch does not block, so a collective of a group that fits a server is
 // limited by the members' ports alone: its time from the moment the last
-// member joins is the ring's (all-reduce 2(n-1)/n S/B + 2(n-1) a, all-gather
-// and reduce-scatter (n-1)/n S/B + (n-1) a), the direct exchange's
-// (all-to-all (n-1)/n S/B + a) or one message's (ring exchange S/B + a), with
-// B the NVLink bandwidth per direction and a the GPU-switch-GPU latency. That
-// is what the message-by-message simulation of the same ring gives when the
-// ports carry nothing else (tests/mpi/training checks the two agree), at two
-// events per member instead of ~3 per ring step.
+// member joins is what the message-by-message simulation of the same ring
+// gives when the ports carry nothing else (collective::idle_time_s: NCCL's
+// latencies and protocol overhead, models/collective/nccl_cost.h; with
+// simulation.collective_model links, the ring's 2(n-1)/n S/B + 2(n-1) a and
+// so on, B the NVLink bandwidth per direction and a the GPU-switch-GPU
+// latency). tests/mpi/training checks the two agree, at two events per
+// member instead of ~3 per ring step.
 //
 // The members of such a group are always simulated by one MPI rank (the
 // partitioner never splits a server), so their rendezvous is plain shared
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/engine.h"
+#include "models/collective/algorithm_choice.h"
 #include "models/collective/group_table.h"
 #include "models/workload/op.h"
 
@@ -28,7 +29,7 @@ namespace pf::models::training {
 class ServerCollectives {
  public:
   // Marks which dense groups of `table` lie inside one server.
-  explicit ServerCollectives(const collective::GroupTable& table);
+  ServerCollectives(const collective::GroupTable& table, const collective::CollectiveConfig& config);
 
   bool handles(std::uint32_t group) const { return servers_[group] != 0; }
   // Predicted duration from the last member's arrival, seconds.
@@ -46,6 +47,7 @@ class ServerCollectives {
     std::vector<std::pair<int, std::uint32_t>> members;  // (gpu, op id) joined so far
   };
   const collective::GroupTable& table_;
+  collective::CollectiveConfig config_;
   std::vector<std::uint8_t> servers_;  // per dense group: 1 when it lies inside one server
   std::vector<Waiting> waiting_;       // per dense group
 };

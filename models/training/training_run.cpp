@@ -110,9 +110,11 @@ RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, co
   network::Network net(graph, network::network_config(e.simulation));
   collective::CollectiveConfig coll_config;
   coll_config.pipeline_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(1, e.simulation.chunk_bytes));
+  coll_config.nccl_costs = e.simulation.collective_model == CollectiveModel::nccl;
+  coll_config.nccl = collective::nccl_params(e.hardware.nccl, e.simulation);
   collective::CollectiveEngine collectives(net, groups, coll_config);
   const OpPricer pricer(e);
-  ServerCollectives server(groups);
+  ServerCollectives server(groups, coll_config);
   shared.collectives = &collectives;
   if (e.simulation.intra_server == IntraServer::analytical) shared.server = &server;
   shared.pricer = &pricer;

@@ -110,7 +110,7 @@ std::int64_t WorkloadPlan::mtp_embedding_copy() const {
 }
 
 int WorkloadPlan::param_bytes() const { return workload::param_bytes(train_.dtype); }
-int WorkloadPlan::grad_bytes() const { return workload::grad_bytes(train_.dtype); }
+int WorkloadPlan::grad_bytes() const { return workload::grad_bytes(train_.dtype, train_.grad_reduce_dtype); }
 
 void WorkloadPlan::build_units() {
   RecipeContext c{model_, dims_, arch_traits(model_), train_.recompute == Recompute::selective,

@@ -62,5 +62,58 @@ expect_error "sm_count" --hardware "$tmp/no-sms.yaml" --data "$data"
 printf 'M,N,K,t_measured_ms\n4096,4096,x,0.2\n' >"$tmp/bad.csv"
 expect_error "bad.csv:2" --hardware "$hw" --data "$tmp/bad.csv"
 
+# Collectives: fit an A100 preset with NCCL's defaults to measured nccl-tests
+# tables (2, 4, 8 GPUs; held out: every other one), then read an nccl-tests
+# stdout log. The fit must beat the defaults and land near the shipped figures.
+a100=$root/configs/hardware/a100-sxm-80gb.yaml
+sed -e 's/^  latency_scale:.*/  latency_scale: 1.0/' -e 's/^    communication_overhead_us:.*/    communication_overhead_us: 5/' \
+    -e 's/^  nvlink_efficiency:.*/  nvlink_efficiency: 0.8/' "$a100" >"$tmp/a100-nccl.yaml"
+tables=()
+for n in 2 4 8; do tables+=(--nccl-tests "$root/configs/calibration/a100-nccl-allreduce/all_reduce_${n}gpu.csv"); done
+"$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" "${tables[@]}" --holdout 0.5 -o "$tmp/a100-fit.yaml" \
+  >"$tmp/coll.txt" 2>&1 || fail "collective calibration exited $?: $(tail -3 "$tmp/coll.txt")"
+grep -q "fitted: nccl.latency_scale" "$tmp/coll.txt" || fail "no fitted collective figures: $(cat "$tmp/coll.txt")"
+/usr/bin/python3 - "$tmp/coll.txt" "$tmp/a100-fit.yaml" <<'PY' || fail "collective fit"
+import re, sys
+text = open(sys.argv[1]).read()
+preset = [float(x) for x in re.findall(r"mean \|time err\|\s+([0-9.]+)", text.split("fitted on every other")[0])]
+fitted = [float(x) for x in re.findall(r"mean \|time err\|\s+([0-9.]+)", text.split("fitted on all:")[1])]
+assert len(preset) == 3 and len(fitted) == 3, (preset, fitted)
+assert sum(fitted) < 0.6 * sum(preset), (preset, fitted)
+assert max(fitted) < 15, fitted
+y = open(sys.argv[2]).read()
+scale = float(re.search(r"latency_scale: ([0-9.e+-]+)", y).group(1))
+eff = float(re.search(r"nvlink_efficiency: ([0-9.e+-]+)", y).group(1))
+over = float(re.search(r"communication_overhead_us: ([0-9.e+-]+)", y).group(1))
+assert 0.3 < scale < 2 and 0.65 < eff < 0.8 and 10 < over < 50, (scale, eff, over)
+PY
+cat >"$tmp/all_reduce_perf.log" <<'LOG'
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   1 on host device  0 [0x07] NVIDIA A100-SXM4-80GB
+#  Rank  1 Group  0 Pid   2 on host device  1 [0x0f] NVIDIA A100-SXM4-80GB
+#  Rank  2 Group  0 Pid   3 on host device  2 [0x47] NVIDIA A100-SXM4-80GB
+#  Rank  3 Group  0 Pid   4 on host device  3 [0x4e] NVIDIA A100-SXM4-80GB
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+     1048576        262144     float     sum      -1    51.40   20.40   30.60      0    52.74   19.88   29.82      0
+     2097152        524288     float     sum      -1    55.74   37.62   56.44      0    55.94   37.49   56.23      0
+     4194304       1048576     float     sum      -1    77.32   54.25   81.37      0    75.80   55.33   83.00      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 56.1
+LOG
+"$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" --nccl-tests "$tmp/all_reduce_perf.log" >"$tmp/log.txt" 2>&1 \
+  || fail "calibrate on an nccl-tests log exited $?: $(tail -3 "$tmp/log.txt")"
+grep -q "all_reduce_perf.log.*all_reduce.*  4 GPUs  rows   3" "$tmp/log.txt" || fail "log not read as 3 rows on 4 GPUs: $(cat "$tmp/log.txt")"
+printf 'size(B),count,type,time(ns)\n1048576,262144,float,abc\n' >"$tmp/bad_2gpu.csv"
+expect_error "bad_2gpu.csv:2" --hardware "$a100" --nccl-tests "$tmp/bad_2gpu.csv"
+cp "$root/configs/calibration/a100-nccl-allreduce/ml_engineering_8gpu.csv" "$tmp/unnamed.csv"
+expect_error "GPU count" --hardware "$a100" --nccl-tests "$tmp/unnamed.csv"
+expect_error "neither" --hardware "$a100"
+
 [[ $failures -eq 0 ]] && echo "calibrate_cli: all checks passed"
 exit $((failures > 0))

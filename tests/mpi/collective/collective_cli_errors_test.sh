@@ -51,7 +51,7 @@ expect_error "algorithm for op" '--algo: expected ring or auto for all_gather, f
   --op all_gather --algo tree --hardware "$hw" --topology "$topo"
 expect_error "hierarchical on part of a server" '--algo: .*hierarchical' \
   --op all_reduce --algo hierarchical --gpus 12 --hardware "$hw" --topology "$topo"
-expect_error "unknown op" '--op: expected all_reduce' --op allreduce --hardware "$hw" --topology "$topo"
+expect_error "unknown op" '--op: expected all_reduce' --op allreduc --hardware "$hw" --topology "$topo"
 expect_error "bad size" '--min-bytes: expected a byte count' --op all_reduce --min-bytes 8Q --hardware "$hw" --topology "$topo"
 expect_error "sizes reversed" '--max-bytes: expected at least --min-bytes' \
   --op all_reduce --min-bytes 1G --max-bytes 1M --hardware "$hw" --topology "$topo"

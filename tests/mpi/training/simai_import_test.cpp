@@ -31,7 +31,8 @@ const std::string kFile =
 TEST(SimaiImport, AnalyticalStepIsComputePlusBlockingCollectivesPlusTheLastReduction) {
   const ExperimentSpec e = config::load_experiment(
       kExperiment, {"topology.nodes=1", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4",
-                    "simulation.network=analytical", "hardware.gpu.efficiency.overlap_slowdown=1.0"});
+                    "simulation.network=analytical", "simulation.collective_model=links", "hardware.node.nvlink_efficiency=1",
+                    "hardware.node.nic_efficiency=1", "hardware.gpu.efficiency.overlap_slowdown=1.0"});
   auto file = std::make_shared<const workload::SimaiWorkload>(io::parse_simai(kFile, "hand.txt"));
   const RunResult r = run_training(e, simai_workload(file, 4), core::Communicator::world(), RunOptions{});
 
@@ -65,7 +66,8 @@ TEST(SimaiImport, PipelineStagesRunOneFOneB) {
       "layer -1 2000000 NONE 0 500000 NONE 0 500000 NONE 0 100\n";
   const ExperimentSpec e = config::load_experiment(
       kExperiment, {"topology.nodes=1", "hardware.node.gpus_per_node=2", "hardware.node.nics_per_node=2",
-                    "simulation.network=analytical", "hardware.gpu.efficiency.communication_overhead_us=0"});
+                    "simulation.network=analytical", "simulation.collective_model=links", "hardware.node.nvlink_efficiency=1",
+                    "hardware.node.nic_efficiency=1", "hardware.gpu.efficiency.communication_overhead_us=0"});
   auto file = std::make_shared<const workload::SimaiWorkload>(io::parse_simai(piped, "piped.txt"));
   const RunResult r = run_training(e, simai_workload(file, 2), core::Communicator::world(), RunOptions{});
   // 1F1B (t = one transfer, times in ms): stage 0 runs F0 [0, 2], F1 [2, 6];
@@ -101,7 +103,8 @@ std::string pipeline_file(int vpp) {
 RunResult run_pipeline(int vpp) {
   const ExperimentSpec e = config::load_experiment(
       kExperiment, {"topology.nodes=1", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4",
-                    "simulation.network=analytical", "hardware.gpu.efficiency.communication_overhead_us=0"});
+                    "simulation.network=analytical", "simulation.collective_model=links", "hardware.node.nvlink_efficiency=1",
+                    "hardware.node.nic_efficiency=1", "hardware.gpu.efficiency.communication_overhead_us=0"});
   auto file = std::make_shared<const workload::SimaiWorkload>(io::parse_simai(pipeline_file(vpp), "pipe.txt"));
   return run_training(e, simai_workload(file, 4), core::Communicator::world(), RunOptions{});
 }

@@ -88,6 +88,8 @@ std::vector<std::string> data_parallel(bool overlap, double slowdown = 1.0) {
   return {"topology.nodes=2", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4",
           "parallelism.pp=1", "parallelism.dp=8", "parallelism.zero_stage=0",
           "hardware.gpu.efficiency.communication_overhead_us=0",
+          // 16-bit gradients: the reduction then fits behind the backward pass.
+          "training.grad_reduce_dtype=bf16",
           std::string("training.overlap_grad_reduce=") + (overlap ? "true" : "false"),
           "hardware.gpu.efficiency.overlap_slowdown=" + std::to_string(slowdown)};
 }

@@ -1,5 +1,6 @@
-// The automatic choice (NCCL-tuner-like: fastest predicted time wins) against
-// the simulated algorithms, and the rules around it.
+// The automatic choice of the links-only model (simulation.collective_model:
+// links; fastest predicted idle time wins) against the simulated algorithms,
+// and the rules around it. NCCL's own choice: nccl_model_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +16,15 @@ using namespace models::collective;
 
 // 16 rail-optimised 8-GPU servers, two leaf groups.
 config::ClusterSpec sixteen_servers() {
-  return test::preset("a100-sxm-80gb", "rail-optimized", {"topology.nodes=16", "topology.nodes_per_leaf=8"});
+  return test::preset("a100-sxm-80gb", "rail-optimized",
+                      {"topology.nodes=16", "topology.nodes_per_leaf=8"});
+}
+
+CollectiveConfig links_only(int channels = 0) {
+  CollectiveConfig c;
+  c.channels = channels;
+  c.nccl_costs = false;
+  return c;
 }
 
 std::vector<int> first(int n) {
@@ -28,7 +37,7 @@ Algo automatic(const GroupTable& t, Op op, std::uint64_t bytes) {
   Request r;
   r.op = op;
   r.bytes = bytes;
-  return choose_algo(r, t.group(0), t.links(0), CollectiveConfig{});
+  return choose_algo(r, t.group(0), t.links(0), links_only());
 }
 
 TEST(AutomaticChoice, PicksTheFastestSimulatedAlgorithm) {
@@ -80,11 +89,11 @@ TEST(AutomaticChoice, OtherOperationsHaveOneAlgorithm) {
   Request r;
   r.op = Op::all_gather;
   r.algo = Algo::tree;
-  EXPECT_THROW(choose_algo(r, table.group(0), table.links(0), {}), ConfigError);
+  EXPECT_THROW(choose_algo(r, table.group(0), table.links(0), links_only()), ConfigError);
   r.op = Op::all_reduce;
   r.algo = Algo::hierarchical;
-  EXPECT_NO_THROW(choose_algo(r, table.group(0), table.links(0), {}));
-  EXPECT_THROW(choose_algo(r, table.group(1), table.links(1), {}), ConfigError);
+  EXPECT_NO_THROW(choose_algo(r, table.group(0), table.links(0), links_only()));
+  EXPECT_THROW(choose_algo(r, table.group(1), table.links(1), links_only()), ConfigError);
 }
 
 TEST(Channels, OnePerRailAcrossServersOneInside) {
@@ -94,11 +103,11 @@ TEST(Channels, OnePerRailAcrossServersOneInside) {
   table.add(first(32));
   table.add(first(8));
   table.add({0, 8, 16, 24});
-  EXPECT_EQ(channel_count({}, table.group(0), table.links(0)), 8);
-  EXPECT_EQ(channel_count({}, table.group(1), table.links(1)), 1);
-  EXPECT_EQ(channel_count({}, table.group(2), table.links(2)), 1);
-  EXPECT_EQ(channel_count({4, 1 << 20}, table.group(0), table.links(0)), 4);
-  EXPECT_EQ(channel_count({1000, 1 << 20}, table.group(0), table.links(0)), kMaxChannels);
+  EXPECT_EQ(channel_count(links_only(), table.group(0), table.links(0)), 8);
+  EXPECT_EQ(channel_count(links_only(), table.group(1), table.links(1)), 1);
+  EXPECT_EQ(channel_count(links_only(), table.group(2), table.links(2)), 1);
+  EXPECT_EQ(channel_count(links_only(4), table.group(0), table.links(0)), 4);
+  EXPECT_EQ(channel_count(links_only(1000), table.group(0), table.links(0)), kMaxChannels);
   EXPECT_DOUBLE_EQ(table.links(0).inter_Bps, 25e9);
   EXPECT_DOUBLE_EQ(table.links(0).intra_Bps, 300e9);
 }

@@ -11,15 +11,27 @@
 
 namespace pf::test {
 
-inline config::ClusterSpec preset(const std::string& hardware, const std::string& topology,
-                                  const std::vector<std::string>& overrides) {
+// The preset as shipped (NCCL's costs, achievable link rates).
+inline config::ClusterSpec nccl_preset(const std::string& hardware, const std::string& topology,
+                                       const std::vector<std::string>& overrides) {
   const std::string root = PF_SOURCE_DIR;
   return config::load_cluster(root + "/configs/hardware/" + hardware + ".yaml",
                               root + "/configs/topology/" + topology + ".yaml", overrides);
 }
 
+// The preset's links alone, at line rate, with collectives that pay only
+// their messages: what the network physics tests check closed forms against.
+inline config::ClusterSpec preset(const std::string& hardware, const std::string& topology,
+                                  const std::vector<std::string>& overrides) {
+  std::vector<std::string> all{"simulation.collective_model=links", "hardware.node.nvlink_efficiency=1",
+                               "hardware.node.nic_efficiency=1"};
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  return nccl_preset(hardware, topology, all);
+}
+
 inline models::collective::CollectiveBench bench(const config::ClusterSpec& s,
                                                  models::collective::BenchOptions options = {}) {
+  options.nccl = s.hardware.nccl;
   return models::collective::CollectiveBench(s.hardware.node, s.topology, s.simulation, core::Communicator::self(),
                                              options);
 }

@@ -37,7 +37,10 @@ class ScriptModel {
     script_ = std::move(script);
     done_.assign(script_.size(), SimTime::infinity());
     net_ = std::make_unique<models::network::Network>(graph_, test::net_config(mode_));  // idle links
-    collectives_ = std::make_unique<CollectiveEngine>(*net_, groups_, CollectiveConfig{});
+    // The links alone (no NCCL latencies): the expected times are the wire's.
+    CollectiveConfig config;
+    config.nccl_costs = false;
+    collectives_ = std::make_unique<CollectiveEngine>(*net_, groups_, config);
     const partition::RankMapping m = partition::partition(graph_, 1, partition::Strategy::block);
     core::Engine engine(core::Communicator::self(), m.vertex_rank,
                         models::network::engine_config(graph_, m, mode_, models::SyncMode::window));

@@ -15,7 +15,8 @@ namespace {
 using namespace pf::models::testing;
 using workload::WorkloadPlan;
 
-WorkloadPlan plan(const ModelSpec& m, int tp, int pp, int dp, int zero, int v = 1, std::int64_t gb = 64) {
+WorkloadPlan plan(const ModelSpec& m, int tp, int pp, int dp, int zero, int v = 1, std::int64_t gb = 64,
+                  GradReduceDtype grads = GradReduceDtype::bf16) {
   ParallelismSpec p;
   p.tp = tp;
   p.pp = pp;
@@ -25,6 +26,7 @@ WorkloadPlan plan(const ModelSpec& m, int tp, int pp, int dp, int zero, int v = 
   p.virtual_stages = v;
   p.pipeline_schedule = v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
   TrainingSpec t = small_training(gb, 128);
+  t.grad_reduce_dtype = grads;
   return WorkloadPlan(m, p, t);
 }
 
@@ -42,6 +44,20 @@ TEST(MemoryPlan, ZeroStagesShardModelStateOverDataParallelism) {
     EXPECT_DOUBLE_EQ(m.parameters, expect[zero][0]) << "zero " << zero;
     EXPECT_DOUBLE_EQ(m.gradients, expect[zero][1]) << "zero " << zero;
     EXPECT_DOUBLE_EQ(m.optimizer, expect[zero][2]) << "zero " << zero;
+  }
+}
+
+// Megatron's default for bf16: fp32 main gradients, 4 bytes per parameter
+// (2 + 4 + 12 = 18 bytes per parameter unsharded, its distributed-optimizer table).
+TEST(MemoryPlan, Fp32MainGradientsAreFourBytesPerParameter) {
+  for (int zero : {0, 2}) {
+    WorkloadPlan p = plan(tiny_gpt(), 1, 1, 8, zero, 1, 64, GradReduceDtype::automatic);
+    double psi = static_cast<double>(workload::stage_params(p, 0).total());
+    StateMemory m = state_memory(p, workload::stage_params(p, 0));
+    EXPECT_DOUBLE_EQ(m.gradients, (zero >= 2 ? psi / 8 : psi) * 4) << "zero " << zero;
+    if (zero == 0) {
+      EXPECT_DOUBLE_EQ(m.parameters + m.gradients + m.optimizer, 18 * psi);
+    }
   }
 }
 

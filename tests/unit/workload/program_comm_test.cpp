@@ -146,6 +146,33 @@ TEST(ProgramComm, BucketsCarryEveryGradient) {
   }
 }
 
+std::int64_t gathered_bytes(const std::vector<Op>& ops);
+
+// Megatron's default for bf16 training: main gradients in fp32, so the DP
+// reduce-scatter carries 4 bytes per parameter, twice what bf16 reduction
+// (--grad-reduce-in-bf16) carries; the parameter all-gather stays 16-bit.
+TEST(ProgramComm, Fp32MainGradientsDoubleTheDataParallelReduction) {
+  Config c;
+  c.dp = 4, c.zero = 1;
+  const WorkloadPlan fp32 = testing::make_plan(c);
+  c.grad_reduce = GradReduceDtype::bf16;
+  const WorkloadPlan bf16 = testing::make_plan(c);
+  EXPECT_EQ(fp32.training().dtype, Dtype::bf16);
+  EXPECT_EQ(fp32.grad_bytes(), 4);
+  const std::int64_t wide = reduced_bytes(testing::ops_of(fp32, 0), GroupKind::dp);
+  const std::int64_t narrow = reduced_bytes(testing::ops_of(bf16, 0), GroupKind::dp);
+  EXPECT_GT(narrow, 0);
+  EXPECT_EQ(wide, 2 * narrow);
+  EXPECT_EQ(reduced_bytes(testing::ops_of(fp32, 0), GroupKind::dp), stage_params(fp32, 0).dense * 4);
+  EXPECT_EQ(gathered_bytes(testing::ops_of(fp32, 0)), gathered_bytes(testing::ops_of(bf16, 0)));
+  // fp16 training keeps 16-bit gradients unless asked (Megatron leaves
+  // accumulate_allreduce_grads_in_fp32 off for fp16).
+  TrainingSpec t = fp32.training();
+  t.dtype = Dtype::fp16;
+  t.grad_reduce_dtype = GradReduceDtype::automatic;
+  EXPECT_EQ(WorkloadPlan(fp32.model(), fp32.parallelism(), t).grad_bytes(), 2);
+}
+
 std::int64_t gathered_bytes(const std::vector<Op>& ops) {
   std::int64_t sum = 0;
   for (const Op& o : ops) {

@@ -21,6 +21,7 @@ struct Config {
   bool deepseek = false;  // MLA + experts + multi-token prediction
   int layers = 4;
   std::int64_t global_batch = 16;
+  pf::models::GradReduceDtype grad_reduce = pf::models::GradReduceDtype::automatic;
 
   std::string name() const {
     return "tp" + std::to_string(tp) + " cp" + std::to_string(cp) + " dp" + std::to_string(dp) + " pp" +
@@ -45,6 +46,7 @@ inline WorkloadPlan make_plan(const Config& c) {
   t.recompute = c.recompute;
   t.overlap_grad_reduce = c.overlap_grad;
   t.overlap_param_gather = c.overlap_param;
+  t.grad_reduce_dtype = c.grad_reduce;
   ModelSpec m = c.moe ? pf::models::testing::tiny_moe(c.layers) : pf::models::testing::tiny_gpt(c.layers);
   if (c.deepseek) m = pf::models::testing::tiny_deepseek(c.layers);
   return WorkloadPlan(m, p, t);

@@ -1,0 +1,81 @@
+// What NCCL's cost model means for one simulated collective: which algorithm
+// and protocol it runs, and what each of its messages pays beyond the links.
+//
+// The group's idle-path figures (GroupLinks: the links' achievable bandwidth,
+// i.e. line rate x node.nvlink_efficiency / node.nic_efficiency, and their
+// latencies) become the communicator NCCL's tuner would see (nccl_tuning.h):
+// per-channel bandwidths whose sum is the bandwidth the simulated ring or tree
+// gets from its busiest port, channel counts as NCCL's topology search finds
+// them (one per NVLink inside a server, two per NIC rail across servers). NCCL
+// then predicts a time per (algorithm, protocol) and the fastest wins, among
+// the algorithms the simulator runs (ring, tree; NVLS, CollNet and PAT are
+// not simulated, see models/collective/README.md).
+//
+// The chosen pair shapes the simulated messages (StepCost):
+// - the protocol's wire overhead: LL carries 8 bytes of data per 16-byte line
+//   and is capped by NCCL's llMaxBw, LL128 carries 120 of every 128 bytes,
+//   trees reach 0.92 of the links; each message is inflated by the ratio of
+//   the links' bandwidth to NCCL's bandwidth for the pair, so that on idle
+//   links the simulated time has NCCL's bandwidth term, and under contention
+//   the extra bytes share the links like real flag and padding bytes do;
+// - NCCL's latencies: the base latency once, before the first send, and each
+//   the rest of NCCL's latency for the size, less what the links themselves
+//   add to the simulated pattern (their latencies, a tree's pipeline fill).
+// So on an idle fabric a simulated ring all-reduce takes NCCL's predicted time
+// (tests/unit/collective/nccl_model_test.cpp checks it against an
+// independent re-computation of NCCL's formulas).
+#pragma once
+
+#include <cstdint>
+
+#include "core/sim_time.h"
+#include "models/collective/collective_types.h"
+#include "models/collective/group.h"
+#include "models/collective/group_table.h"
+#include "models/collective/nccl_tuning.h"
+#include "models/spec/hardware_spec.h"
+#include "models/spec/simulation_spec.h"
+
+namespace pf::models::collective {
+
+// Hardware and user choices that are not in the cluster graph.
+struct NcclParams {
+  NcclArch arch = NcclArch::ampere;  // hardware nccl.arch
+  double latency_scale = 1.0;        // hardware nccl.latency_scale: multiplies NCCL's latencies (calibrated)
+  Proto proto = Proto::automatic;    // simulation.nccl_proto / --proto: force a protocol
+};
+
+NcclParams nccl_params(const NcclSpec& hardware, const SimulationSpec& simulation);
+
+// What one collective call pays beyond its links.
+struct StepCost {
+  Proto proto = Proto::simple;
+  double wire_factor = 1.0;   // wire bytes per payload byte (>= 1)
+  core::SimTime base;         // once, before the first message
+  core::SimTime intra_step;   // added to each step between two GPUs of one server
+  core::SimTime inter_step;   // ... between servers
+  double estimate_s = 0;      // NCCL's predicted time for the pair (latency scaled), seconds
+};
+
+// The communicator NCCL would see for this group.
+NcclComm nccl_comm(const Group& group, const GroupLinks& links, NcclArch arch);
+
+NcclFunc nccl_func(Op op);
+
+// The cost of running `request` with preflight algorithm `algo` (already
+// chosen; see choose_pair for the automatic choice).
+// pipeline_bytes: the largest pipelined piece (simulation.chunk_bytes).
+StepCost step_cost(const Request& request, Algo algo, const Group& group, const GroupLinks& links,
+                   const NcclParams& params, std::uint64_t pipeline_bytes = 1 << 20);
+
+// NCCL's automatic choice among the simulated algorithms for the op (ring and
+// tree for all-reduce; ring otherwise; direct for all-to-all and p2p).
+Algo nccl_algo(const Request& request, const Group& group, const GroupLinks& links, const NcclParams& params);
+
+// Closed-form time of a collective on idle links, consistent with what the
+// simulated messages give: NCCL's latency (scaled, never below the links' own
+// per-step latency) plus the payload at NCCL's bandwidth. Seconds.
+double idle_time_s(const Request& request, Algo algo, const Group& group, const GroupLinks& links,
+                   const NcclParams& params, std::uint64_t pipeline_bytes = 1 << 20);
+
+}  // namespace pf::models::collective
