@@ -157,15 +157,24 @@ bool GpuExecutor::start_ready(core::Engine& engine, ExecutionShared& shared) {
 }
 
 void GpuExecutor::start_compute(core::Engine& engine, ExecutionShared& shared, PendingOp& p) {
-  const double slowdown = time_.collective_active() ? shared.overlap_slowdown : 1.0;
-  const core::SimTime duration = core::SimTime::from_seconds(p.cost.seconds * slowdown);
+  const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
   time_.advance(engine.now());
   time_.compute_started();
   computing_ = true;
+  computing_op_ = p.op.id;
   --unstarted_compute_;
   p.started = true;
   p.start = engine.now();
-  engine.send(engine.now() + duration, static_cast<core::LpId>(gpu()), kComputeDone, OpDone{p.op.id});
+  const core::SimTime end = kernel_.start(engine.now(), p.cost.seconds, rate);
+  engine.send(end, static_cast<core::LpId>(gpu()), kComputeDone, OpDone{p.op.id, kernel_.token()});
+}
+
+void GpuExecutor::retime_compute(core::Engine& engine, const ExecutionShared& shared) {
+  if (!computing_) return;
+  const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
+  if (rate == kernel_.rate()) return;
+  const core::SimTime end = kernel_.set_rate(engine.now(), rate);
+  engine.send(end, static_cast<core::LpId>(gpu()), kComputeDone, OpDone{computing_op_, kernel_.token()});
 }
 
 void GpuExecutor::start_comm(core::Engine& engine, ExecutionShared& shared, PendingOp& p) {
@@ -176,6 +185,7 @@ void GpuExecutor::start_comm(core::Engine& engine, ExecutionShared& shared, Pend
   if (p.op.stream == Stream::comm) {
     busy_groups_ |= group_bit(p.op.group);
     time_.collective_started();
+    retime_compute(engine, shared);
   } else {
     time_.p2p_started();
   }
@@ -213,7 +223,9 @@ void GpuExecutor::drive(core::Engine& engine, ExecutionShared& shared) {
   }
 }
 
-void GpuExecutor::on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op) {
+void GpuExecutor::on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op,
+                                  std::uint32_t token) {
+  if (!computing_ || op != computing_op_ || token != kernel_.token()) return;  // re-timed since
   time_.advance(engine.now());
   time_.compute_ended();
   computing_ = false;
@@ -235,6 +247,7 @@ void GpuExecutor::on_comm_done(core::Engine& engine, ExecutionShared& shared, st
   if (p.op.stream == Stream::comm) {
     busy_groups_ &= ~group_bit(p.op.group);
     time_.collective_ended();
+    retime_compute(engine, shared);
   } else {
     time_.p2p_ended();
   }

@@ -11,8 +11,10 @@
 //
 // Start rules (op.h's contract):
 //  - compute: one kernel at a time, in issue order, once its dependencies are done;
-//    while a collective is under way on this GPU it runs `overlap_slowdown`
-//    times longer (communication kernels take SMs and memory bandwidth);
+//    while a collective is under way on this GPU it progresses `overlap_slowdown`
+//    times slower (communication kernels take SMs and memory bandwidth), and
+//    it is re-timed whenever the first collective starts or the last ends
+//    (kernel_progress.h), so only the overlapped part of a kernel is slowed;
 //  - collectives: in issue order within their group (one NCCL communicator per
 //    group, one collective at a time), once their dependencies are done;
 //    collectives of different groups run side by side;
@@ -43,6 +45,7 @@
 #include "models/collective/collective_engine.h"
 #include "models/compute/cost_estimate.h"
 #include "models/training/gpu_stats.h"
+#include "models/training/kernel_progress.h"
 #include "models/training/op_pricing.h"
 #include "models/training/run_result.h"
 #include "models/training/time_accounting.h"
@@ -61,7 +64,8 @@ inline constexpr core::EventKind kHostIssued = 0x0303;  // an op's issue time wa
 collective::Op collective_op(workload::Collective c);
 
 struct OpDone {
-  std::uint32_t op = 0;  // the op's id in its GPU's program
+  std::uint32_t op = 0;     // the op's id in its GPU's program
+  std::uint32_t token = 0;  // kComputeDone: KernelProgress::token() when scheduled (older ones are stale)
 };
 
 // What every GPU of a rank shares while executing.
@@ -88,7 +92,8 @@ class GpuExecutor {
 
   // Pull, start and complete whatever can proceed at engine.now().
   void drive(core::Engine& engine, ExecutionShared& shared);
-  void on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  // token: the OpDone's; a stale finish (the kernel was re-timed since) is ignored.
+  void on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op, std::uint32_t token);
   // A communication op's network part finished (collective layer completion).
   void on_comm_delivered(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
   void on_comm_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
@@ -125,12 +130,16 @@ class GpuExecutor {
   void start_compute(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
   void start_comm(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
   void complete(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  // A collective started or ended: re-time the running kernel if the rate changed.
+  void retime_compute(core::Engine& engine, const ExecutionShared& shared);
   std::size_t find(std::uint32_t op) const;
 
   ProgramSource program_;
   bool record_;
   bool exhausted_ = false;
   bool computing_ = false;
+  std::uint32_t computing_op_ = 0;
+  KernelProgress kernel_;
   int unstarted_compute_ = 0;
   std::uint32_t busy_groups_ = 0;  // bit per GroupKind: a collective of that group is under way
   core::SimTime host_clock_;        // when the host has issued every op pulled so far

@@ -47,7 +47,11 @@ void TrainingModel::on_event(core::Engine& engine, const core::Event& event) {
   const bool was = g.finished();
   switch (event.kind) {
     case kGpuStart: g.drive(engine, shared_); break;
-    case kComputeDone: g.on_compute_done(engine, shared_, event.as<OpDone>().op); break;
+    case kComputeDone: {
+      const auto done = event.as<OpDone>();
+      g.on_compute_done(engine, shared_, done.op, done.token);
+      break;
+    }
     case kCommDone: g.on_comm_done(engine, shared_, event.as<OpDone>().op); break;
     case kHostIssued: g.on_host_issued(engine, shared_); break;
     default: engine.fail("training: unknown event kind " + std::to_string(event.kind)); return;

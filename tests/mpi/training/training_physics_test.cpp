@@ -8,6 +8,7 @@
 
 #include "core/communicator.h"
 #include "io/config/experiment_loader.h"
+#include "models/training/kernel_progress.h"
 #include "models/training/training_run.h"
 #include "models/workload/gpu_program.h"
 
@@ -112,6 +113,46 @@ TEST(TrainingPhysics, OverlapSlowdownStretchesOnlyOverlappedCompute) {
   EXPECT_GT(on_slow.backward_s, on.backward_s);        // backward kernels ran beside the reduction
   EXPECT_DOUBLE_EQ(on_slow.forward_s, on.forward_s);   // nothing overlaps the forward
   EXPECT_DOUBLE_EQ(off_slow.step_time_s, off.step_time_s);  // nothing overlaps at all
+}
+
+// A kernel overlapped by a collective for half its length is slowed for
+// exactly that half: D of work at rate 1/s while the collective runs, then at
+// full speed. Work done by the collective's end T is T/s; the rest, D - T/s,
+// runs at 1, so the kernel ends at T + D - T/s. Re-timing back and forth
+// conserves the work to the picosecond.
+TEST(TrainingPhysics, KernelOverlappedForHalfItsLengthIsSlowedForThatHalf) {
+  using core::SimTime;
+  const double D = 1e-3, s = 1.5;
+  models::training::KernelProgress k;
+  // The collective covers the first half of the kernel's wall time.
+  const SimTime slowed_end = k.start(SimTime::zero(), D, 1 / s);
+  EXPECT_EQ(slowed_end.ps, SimTime::from_seconds(D * s).ps);
+  const SimTime T = SimTime::from_seconds(D * s / 2);  // half of the slowed kernel's length
+  const std::uint32_t stale = k.token();
+  const SimTime end = k.set_rate(T, 1.0);
+  EXPECT_NE(k.token(), stale);
+  EXPECT_NEAR(end.seconds(), T.seconds() + D - T.seconds() / s, 1e-12);  // D (1 + s) / 2
+  EXPECT_NEAR(end.seconds(), 1.25e-3, 1e-12);
+  // A collective over the second half instead: first half at full speed.
+  models::training::KernelProgress k2;
+  k2.start(SimTime::zero(), D, 1.0);
+  EXPECT_NEAR(k2.set_rate(SimTime::from_seconds(D / 2), 1 / s).seconds(), D / 2 + s * D / 2, 1e-12);
+  // No overlap: the plain duration; a rate change that is undone costs nothing.
+  models::training::KernelProgress k3;
+  k3.start(SimTime::zero(), D, 1.0);
+  k3.set_rate(SimTime::from_seconds(D / 4), 1 / s);
+  EXPECT_NEAR(k3.set_rate(SimTime::from_seconds(D / 4), 1.0).seconds(), D, 1e-12);
+}
+
+// In a run: a slowdown stretches the backward only by the part of its kernels
+// that the DP reduction actually overlaps, so less than s times the backward.
+TEST(TrainingPhysics, OverlapSlowdownIsChargedOnlyWhileCommunicationRuns) {
+  const RunResult on = run(data_parallel(true)), on_slow = run(data_parallel(true, 1.5));
+  const double stretch = on_slow.backward_s - on.backward_s;
+  EXPECT_GT(stretch, 0.0);
+  // Bounded by 0.5 x the reduction's length (it overlaps at most that much compute).
+  EXPECT_LE(stretch, 0.5 * on.collective_total_s + 1e-9);
+  EXPECT_LT(stretch, 0.5 * on.backward_s);
 }
 
 // One GPU, a tiny model, a host far slower than the GPU: every op waits for its
