@@ -163,7 +163,6 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   s.proto = pick->proto;
   // NCCL's latency for the size: the multi-node Simple ring's plateau included.
   const double nccl_latency = nccl_latency_us(t, f, a, s.proto, r.bytes, c);
-  s.estimate_s = (params.latency_scale * nccl_latency + (pick->time_us - nccl_latency)) * 1e-6;
   // The wire overhead: the simulated pattern's idle bandwidth over NCCL's for the pair at this size.
   const double nccl_algbw = nccl_bandwidth(t, f, a, s.proto, r.bytes);
   s.wire_factor = std::max(1.0, simulated_algbw(f, a, c) / nccl_algbw);
@@ -174,7 +173,9 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   // the latencies of one channel would hide behind other channels' bytes on
   // a shared port, which neither NCCL's model nor its measured tables show.
   const double wire = static_cast<double>(r.bytes) * s.wire_factor;
-  s.base = us(params.latency_scale * nccl_latency - links_latency_s(f, a, g, l, wire, s.wire_factor, pipeline_bytes, smallest_piece(s.proto, s.wire_factor)) * 1e6);
+  const double links_s =
+      links_latency_s(f, a, g, l, wire, s.wire_factor, pipeline_bytes, smallest_piece(s.proto, s.wire_factor));
+  s.base = us(params.latency_scale * nccl_latency - links_s * 1e6);
   return s;
 }
 
@@ -195,8 +196,11 @@ double idle_time_s(const Request& r, Algo algo, const Group& g, const GroupLinks
     case Op::recv: return s.base.seconds() + hop + bytes / port;
     default: break;
   }
-  if (algo == Algo::hierarchical)
-    return s.base.seconds() + all_reduce_estimate(algo, g, l, r.bytes, std::max(1, l.rails), pipeline_bytes);
+  if (algo == Algo::hierarchical) {
+    const double k = g.max_per_node(), m = g.nodes();
+    return s.base.seconds() + 2 * (k - 1) * s.intra_step.seconds() + 2 * (m - 1) * s.inter_step.seconds() +
+           all_reduce_estimate(algo, g, l, r.bytes, std::max(1, l.rails), pipeline_bytes);
+  }
   // NCCL's (scaled) latency, or the links' own where that is larger.
   const NcclFunc f = nccl_func(r.op);
   const NcclComm c = nccl_comm(g, l, params.arch);

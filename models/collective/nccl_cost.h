@@ -52,9 +52,9 @@ struct StepCost {
   Proto proto = Proto::simple;
   double wire_factor = 1.0;   // wire bytes per payload byte (>= 1)
   core::SimTime base;         // once, before the first message
+  // Per step (p2p and the hierarchical rings; NCCL's ring and tree latency is all in `base`):
   core::SimTime intra_step;   // added to each step between two GPUs of one server
   core::SimTime inter_step;   // ... between servers
-  double estimate_s = 0;      // NCCL's predicted time for the pair (latency scaled), seconds
 };
 
 // The communicator NCCL would see for this group.

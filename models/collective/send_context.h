@@ -43,7 +43,8 @@ struct SendContext {
     m.dst_gpu = dst;
     m.bytes = bytes;
     if (cost != nullptr) {
-      if (cost->wire_factor != 1.0) m.bytes = static_cast<std::uint64_t>(static_cast<double>(bytes) * cost->wire_factor + 0.5);
+      if (cost->wire_factor != 1.0)
+        m.bytes = static_cast<std::uint64_t>(static_cast<double>(bytes) * cost->wire_factor + 0.5);
       if (wait != Wait::none) {
         const bool same_server = net.graph().node_of_gpu(gpu) == net.graph().node_of_gpu(dst);
         m.delay = same_server ? cost->intra_step : cost->inter_step;

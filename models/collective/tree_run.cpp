@@ -53,8 +53,8 @@ void TreeRun::advance(const SendContext& cx) {
   // forward what comes down.
   const std::uint32_t down_ready = parent_ < 0 ? reduced : down_received_;
   for (; parent_ >= 0 && up_sent_ < reduced && up_queued_ < kWindow; ++up_sent_) {
-    // The first piece pays each hop's latency (a leaf's also the base); the
-    // pipeline hides it for the rest.
+    // A leaf's first piece starts the collective: it pays NCCL's latency
+    // (nccl_cost.h); later pieces and inner GPUs pay only their links.
     const Wait wait = up_sent_ > 0 ? Wait::none : children_ == 0 ? Wait::first : Wait::step;
     cx.notify_port_free(cx.send(parent_, piece_bytes(up_sent_), up_phase(), channel_, wait), up_phase(), channel_);
     ++up_queued_;
