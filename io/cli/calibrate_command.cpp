@@ -72,6 +72,18 @@ void report_table_classes(const models::GpuSpec& gpu, const std::vector<models::
   }
 }
 
+// A calibrated hardware file: a header naming its inputs and the fit, then the YAML.
+std::string calibrated_text(const YAML::Node& root, const std::string& hardware, const std::vector<std::string>& data,
+                            const char* fit) {
+  YAML::Emitter emit;
+  emit << root;
+  std::ostringstream text;
+  text << "# Calibrated by `preflight calibrate` from " << hardware << " and";
+  for (const auto& d : data) text << ' ' << d;
+  text << "\n# " << fit << '\n' << emit.c_str() << '\n';
+  return text.str();
+}
+
 // The hardware file's YAML with the fitted GEMM parameters and the data path.
 std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fitted,
                             const models::GemmFitError& error) {
@@ -94,16 +106,10 @@ std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fi
     const auto out_dir = std::filesystem::absolute(o.output).parent_path();
     gpu["calibration"] = std::filesystem::relative(std::filesystem::absolute(o.data.front()), out_dir).string();
   }
-  YAML::Emitter emit;
-  emit << root;
-  std::ostringstream text;
-  text << "# Calibrated by `preflight calibrate` from " << o.hardware << " and";
-  for (const auto& d : o.data) text << ' ' << d;
   char fit[200];
-  std::snprintf(fit, sizeof fit, "\n# GEMM fit over %d rows: median |error| %.1f%%, p90 %.1f%%.\n", error.rows,
+  std::snprintf(fit, sizeof fit, "GEMM fit over %d rows: median |error| %.1f%%, p90 %.1f%%.", error.rows,
                 100 * error.median, 100 * error.p90);
-  text << fit << emit.c_str() << '\n';
-  return text.str();
+  return calibrated_text(root, o.hardware, o.data, fit);
 }
 
 void print_tables(const char* label, const models::HardwareSpec& hw, const models::TopologySpec& topo,
@@ -125,15 +131,9 @@ std::string collective_yaml(const CalibrateOptions& o, const CollectiveFit& fit)
   root["nccl"]["latency_scale"] = hw.nccl.latency_scale;
   if (fit.across_servers) root["node"]["nic_efficiency"] = hw.node.nic_efficiency;
   else root["node"]["nvlink_efficiency"] = hw.node.nvlink_efficiency;
-  YAML::Emitter emit;
-  emit << root;
-  std::ostringstream text;
-  text << "# Calibrated by `preflight calibrate` from " << o.hardware << " and";
-  for (const auto& d : o.nccl_tests) text << ' ' << d;
   char line[200];
-  std::snprintf(line, sizeof line, "\n# Collective fit: mean |log time error| %.1f%%.\n", 100 * fit.error);
-  text << line << emit.c_str() << '\n';
-  return text.str();
+  std::snprintf(line, sizeof line, "Collective fit: mean |log time error| %.1f%%.", 100 * fit.error);
+  return calibrated_text(root, o.hardware, o.nccl_tests, line);
 }
 
 void run_collective_calibration(const CalibrateOptions& o, const models::HardwareSpec& hw, CommandContext& ctx) {
