@@ -27,7 +27,6 @@ bool CollectiveState::start(const Request& request, Algo algo, std::uint64_t coo
   algo_ = algo;
   cookie_ = cookie;
   channels_ = channels;
-  has_cost_ = cost != nullptr;
   if (cost != nullptr) cost_ = *cost;
   const SendContext cx = with_cost(sent_by);
   build(group, channels, config, cx);
@@ -42,7 +41,7 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
   const int n = g.size();
   const std::uint64_t bytes = request_.bytes;
   const auto n32 = static_cast<std::uint32_t>(n);
-  const std::uint64_t smallest = has_cost_ ? smallest_piece(cost_.proto, cost_.wire_factor) : kSmallestPiece;
+  const std::uint64_t smallest = cost_ ? smallest_piece(cost_->proto, cost_->wire_factor) : kSmallestPiece;
   if (request_.op == Op::all_reduce && algo_ == Algo::hierarchical) {
     pattern_ = Pattern::hierarchical;
     const Group::Place p = g.place(cx.gpu);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/collective/algorithm_choice.h"
@@ -66,7 +67,7 @@ class CollectiveState {
   bool complete() const;
   SendContext with_cost(const SendContext& cx) const {
     SendContext c = cx;
-    c.cost = has_cost_ ? &cost_ : nullptr;
+    c.cost = cost_ ? &*cost_ : nullptr;
     return c;
   }
 
@@ -75,8 +76,7 @@ class CollectiveState {
   Request request_;
   Algo algo_ = Algo::ring;
   std::uint64_t cookie_ = 0;
-  StepCost cost_;
-  bool has_cost_ = false;
+  std::optional<StepCost> cost_;  // none: the links alone
   Pattern pattern_ = Pattern::counted;
   std::vector<Early> early_;
   std::vector<RingRun> rings_;    // ring: 1; hierarchical: one per phase
