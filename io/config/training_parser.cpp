@@ -15,6 +15,7 @@ const EnumNames<models::Dtype> kTrainingDtypes{{"bf16", models::Dtype::bf16},
                                                 {"fp8", models::Dtype::fp8}};
 
 const EnumNames<models::AttentionKernel> kAttention{{"flash", models::AttentionKernel::flash},
+                                                    {"flash2", models::AttentionKernel::flash2},
                                                     {"unfused", models::AttentionKernel::unfused}};
 const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::eager},
                                               {"cuda_graph", models::KernelLaunch::cuda_graph}};
@@ -23,6 +24,11 @@ const EnumNames<models::GradReduceDtype> kGradReduce{{"auto", models::GradReduce
                                                      {"fp32", models::GradReduceDtype::fp32},
                                                      {"bf16", models::GradReduceDtype::bf16},
                                                      {"fp16", models::GradReduceDtype::fp16}};
+
+const EnumNames<models::Fp8Recipe> kFp8Recipe{{"delayed", models::Fp8Recipe::delayed},
+                                               {"tensorwise", models::Fp8Recipe::tensorwise},
+                                               {"mxfp8", models::Fp8Recipe::mxfp8},
+                                               {"blockwise", models::Fp8Recipe::blockwise}};
 
 }  // namespace
 
@@ -36,10 +42,16 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.dtype = r.get_enum_or("dtype", models::Dtype::bf16, kTrainingDtypes);
   t.overlap_grad_reduce = r.get_bool_or("overlap_grad_reduce", true);
   t.overlap_param_gather = r.get_bool_or("overlap_param_gather", true);
-  t.grad_bucket_mb = r.get_double_or("grad_bucket_mb", 25.0, NumberRange::positive());
+  const ConfigNode* bucket = r.find("grad_bucket_mb");
+  if (bucket != nullptr && bucket->is_scalar() && bucket->text() == "auto") {
+    r.accept("grad_bucket_mb");
+  } else {
+    t.grad_bucket_mb = r.get_double_or("grad_bucket_mb", 0.0, NumberRange::positive());
+  }
   t.attention = r.get_enum_or("attention", models::AttentionKernel::flash, kAttention);
   t.fused_cross_entropy = r.get_bool_or("fused_cross_entropy", false);
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
+  t.fp8_recipe = r.get_enum_or("fp8_recipe", models::Fp8Recipe::delayed, kFp8Recipe);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;

@@ -54,6 +54,7 @@ struct AttentionShape {
   std::int64_t kv_heads = 0;
   std::int64_t head_dim = 0;
   bool causal = false;
+  bool flash2 = false;  // a FlashAttention-2 kernel (efficiency.attention_flash2), not the GPU's best fused one
   bool operator==(const AttentionShape&) const = default;
 };
 

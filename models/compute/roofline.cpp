@@ -29,6 +29,7 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
   require_positive(gpu.memory_bandwidth_gbps, "gpu.memory_bandwidth_gbps");
   require_positive(efficiency_.gemm, "gpu.efficiency.gemm");
   require_positive(efficiency_.attention, "gpu.efficiency.attention");
+  if (efficiency_.attention_flash2 < 0) require_positive(efficiency_.attention_flash2, "gpu.efficiency.attention_flash2");
   require_positive(efficiency_.elementwise, "gpu.efficiency.elementwise");
   if (gpu.peak_tflops.empty()) {
     throw ConfigError("hardware gpu.peak_tflops: expected at least one dtype entry, found none");
@@ -71,7 +72,9 @@ double Roofline::compute_efficiency(OpClass cls) const {
 
 double Roofline::compute_seconds(const ComputeOp& op) const {
   if (op.flops <= 0) return 0.0;
-  return op.flops / (peak_flops(op.cls, op.dtype) * compute_efficiency(op.cls));
+  double efficiency = compute_efficiency(op.cls);
+  if (op.attn.flash2 && efficiency_.attention_flash2 > 0) efficiency = efficiency_.attention_flash2;
+  return op.flops / (peak_flops(op.cls, op.dtype) * efficiency);
 }
 
 double Roofline::memory_seconds(const ComputeOp& op) const {

@@ -46,7 +46,7 @@ MemoryPlan plan_memory(const workload::WorkloadPlan& plan, double capacity_gib, 
     workload::StageParams params = workload::stage_params(plan, s);
     StateMemory state = state_memory(plan, params);
     ActivationOptions stage_opt = opt;
-    stage_opt.flash_attention = opt.flash_attention && plan.training().attention == AttentionKernel::flash;
+    stage_opt.flash_attention = opt.flash_attention && plan.training().attention != AttentionKernel::unfused;
     StageActivations act = stage_activations(plan, s, stage_opt);
     StageMemory m;
     m.stage = s;

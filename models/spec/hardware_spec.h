@@ -14,6 +14,7 @@ struct OpEfficiency {
   double gemm = 0.80;
   double gemm_fp8 = 0;                      // large fp8 GEMMs, fraction of the fp8 peak; 0 = as `gemm`
   double attention = 0.65;
+  double attention_flash2 = 0;              // FlashAttention-2 kernels (training.attention: flash2); 0 = as `attention`
   double elementwise = 0.85;
   double communication_overhead_us = 5.0;   // fixed launch/sync cost per collective
   double overlap_slowdown = 1.0;            // compute slowdown while communication overlaps

@@ -10,10 +10,14 @@ namespace pf::models {
 
 enum class PipelineSchedule { one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
-// The attention kernel: fused FlashAttention/cuDNN (current Megatron-Core), or
-// the unfused path of Megatron before FlashAttention (2022 and earlier):
-// batched QK^T and PV GEMMs with the s x s scores materialised between them.
-enum class AttentionKernel { flash, unfused };
+// The attention kernel: fused FlashAttention/cuDNN (current Megatron-Core:
+// Transformer Engine's cuDNN fused attention, FlashAttention-3 class on Hopper),
+// FlashAttention-2 (PyTorch SDPA's flash backend and the flash-attn 2 package:
+// what torchtitan and llm-foundry run; same work and memory as flash, its own
+// efficiency, gpu.efficiency.attention_flash2), or the unfused path of
+// Megatron before FlashAttention (2022 and earlier): batched QK^T and PV GEMMs
+// with the s x s scores materialised between them.
+enum class AttentionKernel { flash, flash2, unfused };
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
 // The precision of main gradients (accumulated and reduced over DP). auto is
@@ -22,6 +26,12 @@ enum class KernelLaunch { eager, cuda_graph };
 // gradient accumulation and all-reduce to be done in fp32"), the training
 // dtype for fp16 (accumulate_allreduce_grads_in_fp32 stays off).
 enum class GradReduceDtype { automatic, fp32, bf16, fp16 };
+// How fp8 training scales its tensors (Megatron-LM's --fp8-recipe names):
+// delayed (scale from an amax history, recorded by the cast itself; the
+// default), tensorwise (current scaling: the tensor's amax is reduced in a
+// pass of its own before the cast), mxfp8 (per-32-element scales, Blackwell),
+// blockwise (1x128 / 128x128 scales). Decides the quantisation kernels' bytes.
+enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 
 // Host time per issued op (kernel or NCCL call), microseconds, by launch mode.
 // eager: HolisticTraceAnalysis docs, "CUDA kernel launch statistics": "the
@@ -52,12 +62,17 @@ struct TrainingSpec {
   Dtype dtype = Dtype::bf16;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
-  double grad_bucket_mb = 25;
+  // DP gradient bucket, MiB; 0 = auto, Megatron-Core's DDP default of
+  // max(40M, 1M x dp x cp) parameters (distributed_data_parallel_config.py,
+  // "larger DP sizes need larger buckets to ensure collectives do not become
+  // latency-bound"), at the main-gradient precision.
+  double grad_bucket_mb = 0;
   AttentionKernel attention = AttentionKernel::flash;
   // Megatron's --cross-entropy-loss-fusion (off by default): one kernel over
   // the 16-bit logits instead of the fp32 passes of vocab_parallel_cross_entropy.
   bool fused_cross_entropy = false;
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;
   double host_overhead_us = kEagerHostOverheadUs;  // per op; default follows `launch`
   // The host waits for the GPU at each micro-batch's loss (Megatron's NaN

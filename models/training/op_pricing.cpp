@@ -5,8 +5,9 @@ namespace {
 
 using workload::OpKind;
 
-AttentionShape attention_shape(const workload::AttentionShape& a) {
+AttentionShape attention_shape(const workload::AttentionShape& a, bool flash2) {
   AttentionShape s;
+  s.flash2 = flash2;
   s.batch = a.batch;
   s.seq_q = a.seq;
   s.seq_kv = a.seq;
@@ -29,32 +30,17 @@ OpClass streaming_class(OpKind kind) {
   }
 }
 
-// FP8 recipes quantise the transformer layers' linear GEMMs; the LM head
-// (Megatron's output layer is not a TE layer; torchtitan's Float8 skips
-// "output"), the router and attention's batched GEMMs stay in bf16.
-bool fp8_linear(OpKind kind) {
-  switch (kind) {
-    case OpKind::qkv_fwd: case OpKind::qkv_dgrad: case OpKind::qkv_wgrad:
-    case OpKind::attn_proj_fwd: case OpKind::attn_proj_dgrad: case OpKind::attn_proj_wgrad:
-    case OpKind::mlp_fc1_fwd: case OpKind::mlp_fc1_dgrad: case OpKind::mlp_fc1_wgrad:
-    case OpKind::mlp_fc2_fwd: case OpKind::mlp_fc2_dgrad: case OpKind::mlp_fc2_wgrad:
-    case OpKind::expert_fc1_fwd: case OpKind::expert_fc1_dgrad: case OpKind::expert_fc1_wgrad:
-    case OpKind::expert_fc2_fwd: case OpKind::expert_fc2_dgrad: case OpKind::expert_fc2_wgrad:
-    case OpKind::mtp_proj_fwd: case OpKind::mtp_proj_dgrad: case OpKind::mtp_proj_wgrad: return true;
-    default: return false;
-  }
-}
-
 }  // namespace
 
 Dtype OpPricer::gemm_dtype(workload::OpKind kind) const {
-  return dtype_ == Dtype::fp8 && !fp8_linear(kind) ? Dtype::bf16 : dtype_;
+  return dtype_ == Dtype::fp8 && !workload::fp8_linear(kind) ? Dtype::bf16 : dtype_;
 }
 
 OpPricer::OpPricer(const ExperimentSpec& e)
     : cost_(CostModel::from_spec(e.hardware.gpu)),
       dtype_(e.training.dtype),
-      norm_(e.model.norm == Norm::rmsnorm ? NormKind::rmsnorm : NormKind::layernorm) {}
+      norm_(e.model.norm == Norm::rmsnorm ? NormKind::rmsnorm : NormKind::layernorm),
+      flash2_(e.training.attention == AttentionKernel::flash2) {}
 
 ComputeOp OpPricer::kernel(const workload::Op& op) const {
   const auto& shape = op.shape;
@@ -66,8 +52,8 @@ ComputeOp OpPricer::kernel(const workload::Op& op) const {
       // Linear) quantises the linear layers' GEMMs only; attention runs in bf16
       // unless fp8 attention is asked for explicitly (TE's fp8_dpa, off by default).
       const Dtype d = dtype_ == Dtype::fp8 ? Dtype::bf16 : dtype_;
-      return op.kind == OpKind::attention_bwd ? attention_backward_op(attention_shape(shape.attention), d)
-                                              : attention_op(attention_shape(shape.attention), d);
+      const AttentionShape s = attention_shape(shape.attention, flash2_);
+      return op.kind == OpKind::attention_bwd ? attention_backward_op(s, d) : attention_op(s, d);
     }
     case workload::OpClass::norm:
       if (op.kind == OpKind::norm_bwd) return norm_backward_op({shape.rows.rows, shape.rows.dim, norm_}, dtype_);

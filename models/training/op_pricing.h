@@ -32,6 +32,7 @@ class OpPricer {
   CostModel cost_;
   Dtype dtype_;
   NormKind norm_;
+  bool flash2_;  // training.attention: flash2 (FlashAttention-2 kernels)
 };
 
 }  // namespace pf::models::training

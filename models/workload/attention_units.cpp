@@ -78,6 +78,25 @@ int ring_attention(UnitBuilder& b, const RecipeContext& c, int start, bool backw
   return last;
 }
 
+// Rotary position embeddings (models without learned positions): one fused
+// kernel rotates Q and K in place, reading and writing both (Megatron-Core's
+// fused RoPE, on by default; --no-rope-fusion runs it unfused); its backward
+// rotates dQ and dK back. With MLA only the decoupled rope part rotates: every
+// head's qk_rope_head_dim query columns and the one shared rope key.
+std::int64_t rotary_width(const RecipeContext& c) {
+  const LocalDims& d = c.d;
+  if (c.arch.learned_positions) return 0;
+  if (d.mla) return d.heads_local * d.rope_dim + d.rope_dim;
+  return d.q_dim_local + d.k_dim_local;
+}
+
+int rotary(UnitBuilder& b, const RecipeContext& c, OpKind kind, int after) {
+  const std::int64_t width = rotary_width(c);
+  if (width == 0) return after;
+  // A pair of elements turns by (cos, sin): 6 FLOPs per pair.
+  return b.rows(kind, c.d.tokens, width, 2, 3, {DepRef::op(after)});
+}
+
 // Q, K, V from the (gathered) norm output; returns the op attention waits for.
 int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef x) {
   const LocalDims& d = c.d;
@@ -143,7 +162,7 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int src = norm;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
-  int qkv = projections_fwd(b, c, DepRef::op(src));
+  int qkv = rotary(b, c, OpKind::rope_fwd, projections_fwd(b, c, DepRef::op(src)));
   int attn = ring_attention(b, c, qkv, false);
   int proj = b.gemm(OpKind::attn_proj_fwd, d.tokens, h, d.attn_out_local, {DepRef::op(attn)});
   int out = proj;
@@ -164,7 +183,7 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(res)});
   int dproj = b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(src)});
   b.gemm(OpKind::attn_proj_wgrad, d.attn_out_local, h, d.tokens, {DepRef::op(src)}, p.proj);
-  int attn = ring_attention(b, c, dproj, true);
+  int attn = rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, dproj, true));
   // Sequence parallelism saved the projections' input sharded: gather it
   // again for the weight gradients, overlapping the input-gradient GEMMs.
   int regather = -1;

@@ -70,6 +70,9 @@ constexpr std::array<KindInfo, kOpKindCount> kKinds = {{
     compute("mtp_proj_fwd", OpClass::gemm),
     compute("mtp_proj_dgrad", OpClass::gemm),
     compute("mtp_proj_wgrad", OpClass::gemm),
+    compute("rope_fwd", OpClass::elementwise),
+    compute("rope_bwd", OpClass::elementwise),
+    compute("fp8_quantize", OpClass::elementwise),
     compute("optimizer_step", OpClass::elementwise),
     comm("tp_all_reduce", Collective::all_reduce),
     comm("tp_all_gather", Collective::all_gather),
@@ -118,6 +121,25 @@ Stream stream_of(OpKind kind) {
 bool is_matmul(OpKind kind) {
   OpClass c = op_class(kind);
   return c == OpClass::gemm || c == OpClass::attention;
+}
+
+bool fp8_linear(OpKind kind) {
+  switch (kind) {
+    case OpKind::qkv_fwd: case OpKind::qkv_dgrad: case OpKind::qkv_wgrad:
+    case OpKind::attn_proj_fwd: case OpKind::attn_proj_dgrad: case OpKind::attn_proj_wgrad:
+    case OpKind::mlp_fc1_fwd: case OpKind::mlp_fc1_dgrad: case OpKind::mlp_fc1_wgrad:
+    case OpKind::mlp_fc2_fwd: case OpKind::mlp_fc2_dgrad: case OpKind::mlp_fc2_wgrad:
+    case OpKind::expert_fc1_fwd: case OpKind::expert_fc1_dgrad: case OpKind::expert_fc1_wgrad:
+    case OpKind::expert_fc2_fwd: case OpKind::expert_fc2_dgrad: case OpKind::expert_fc2_wgrad:
+    case OpKind::mtp_proj_fwd: case OpKind::mtp_proj_dgrad: case OpKind::mtp_proj_wgrad: return true;
+    default: return false;
+  }
+}
+
+bool quantizes_input(OpKind kind) {
+  if (!fp8_linear(kind)) return false;
+  const std::string_view name = kind_name(kind);
+  return name.ends_with("_fwd") || name.ends_with("_dgrad");
 }
 
 std::string_view group_kind_name(GroupKind kind) { return kGroupNames[static_cast<std::size_t>(kind)]; }

@@ -77,6 +77,8 @@ enum class OpKind : std::uint16_t {
   lm_head_fwd, lm_head_dgrad, lm_head_wgrad,
   loss_fwd, loss_bwd,
   mtp_proj_fwd, mtp_proj_dgrad, mtp_proj_wgrad,  // multi-token prediction: [norm(h); norm(emb)] -> h
+  rope_fwd, rope_bwd,  // rotary position embedding applied to Q and K (and its gradient)
+  fp8_quantize,  // fp8 training: the 16-bit GEMM input cast to fp8 (and its transpose) before an fp8 GEMM
   optimizer_step,
   // collectives
   tp_all_reduce, tp_all_gather, tp_reduce_scatter,
@@ -100,6 +102,14 @@ Collective collective_of(OpKind kind);
 Stream stream_of(OpKind kind);
 // GEMMs and attention: the work that counts towards model/hardware FLOPs.
 bool is_matmul(OpKind kind);
+// The GEMMs FP8 recipes run in fp8: the transformer layers' linear layers.
+// The LM head (Megatron's output layer is not a TE layer; torchtitan's Float8
+// skips "output"), the router and attention's batched GEMMs stay in bf16.
+bool fp8_linear(OpKind kind);
+// Those of them whose A operand is quantised just before (forward: the layer
+// input; input gradient: the output gradient). Weight-gradient GEMMs read the
+// transposed fp8 copies those kernels also wrote.
+bool quantizes_input(OpKind kind);
 
 // Shapes the cost model reads; only the part matching op_class() is filled.
 struct GemmShape {

@@ -27,6 +27,25 @@ inline int grad_bytes(Dtype d, GradReduceDtype reduce) {
   }
   return d == Dtype::fp16 ? 2 : 4;  // Megatron: fp32 main grads for bf16 (and fp8) training
 }
+// HBM bytes per element of quantising one 16-bit GEMM input to fp8 on the
+// way into an fp8 GEMM: read it (2), write the fp8 copy (1) and the
+// transposed fp8 copy the weight-gradient GEMM reads (1): Transformer
+// Engine's fused cast-transpose, as Hopper's fp8 tensor cores take only the
+// TN layout. tensorwise scaling first reduces the tensor's amax in a pass of
+// its own (another 2); mxfp8 and blockwise add their scales (one fp32 per
+// 128 elements or one byte per 32, each for both copies); delayed scaling's
+// amax comes out of the cast itself. Weights are cast once per step
+// (Transformer Engine keeps them across micro-batches), not counted here.
+inline double fp8_quantize_bytes(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::delayed: return 4.0;
+    case Fp8Recipe::tensorwise: return 6.0;
+    case Fp8Recipe::mxfp8: return 4.0 + 2.0 / 32.0;
+    case Fp8Recipe::blockwise: return 4.0 + 2.0 * 4.0 / 128.0;
+  }
+  return 4.0;
+}
+
 // fp32 master copy (only under mixed precision) + Adam momentum and variance.
 inline int optimizer_bytes(Dtype d) { return param_bytes(d) == 4 ? 8 : 12; }
 

@@ -16,6 +16,10 @@ int UnitBuilder::push(OpTemplate t, std::initializer_list<DepRef> deps) {
 
 int UnitBuilder::gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t K,
                       std::initializer_list<DepRef> deps, std::int64_t grad_elems, ParamClass cls) {
+  int quantize = -1;
+  if (fp8_quantize_bytes_ > 0 && quantizes_input(kind)) {
+    quantize = rows(OpKind::fp8_quantize, M, K, fp8_quantize_bytes_ / 2.0, 1, deps);
+  }
   OpTemplate t;
   t.kind = kind;
   t.shape.gemm = {M, N, K};
@@ -23,7 +27,7 @@ int UnitBuilder::gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t 
   t.bytes = static_cast<std::uint64_t>(2 * (M * K + K * N + M * N));
   t.grad_elems = grad_elems;
   t.grad_class = cls;
-  return push(t, deps);
+  return quantize >= 0 ? push(t, {DepRef::op(quantize)}) : push(t, deps);
 }
 
 int UnitBuilder::batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,

@@ -12,9 +12,14 @@ namespace pf::models::workload {
 
 class UnitBuilder {
  public:
-  UnitBuilder(Phase phase, bool recompute) : phase_(phase), recompute_(recompute) {}
+  // fp8_quantize_bytes > 0 (fp8 training): HBM bytes per element of quantising
+  // a 16-bit GEMM input to fp8 (precision.h, fp8_quantize_bytes).
+  UnitBuilder(Phase phase, bool recompute, double fp8_quantize_bytes = 0)
+      : phase_(phase), recompute_(recompute), fp8_quantize_bytes_(fp8_quantize_bytes) {}
 
   // C[M,N] = A[M,K] B[K,N]: 2MNK FLOPs; reads A and B, writes C (16-bit).
+  // Under fp8, the forward and input-gradient GEMMs of the linear layers
+  // (fp8_linear) are preceded by the kernel that quantises their A operand.
   int gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t K, std::initializer_list<DepRef> deps,
            std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense);
   // `batch` independent GEMMs of one shape in one kernel (unfused attention).
@@ -37,6 +42,7 @@ class UnitBuilder {
 
   Phase phase_;
   bool recompute_;
+  double fp8_quantize_bytes_;
   Unit unit_;
 };
 

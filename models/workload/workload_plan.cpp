@@ -39,9 +39,15 @@ WorkloadPlan::WorkloadPlan(const ModelSpec& model, const ParallelismSpec& par, c
                 " for the interleaved schedule (Megatron's default micro-batch group)",
             str(microbatches_) + " micro-batches");
   }
-  bucket_bytes_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(train_.grad_bucket_mb * 1024.0 * 1024.0));
+  bucket_bytes_ = train_.grad_bucket_mb > 0
+                     ? std::max<std::int64_t>(1, static_cast<std::int64_t>(train_.grad_bucket_mb * 1024.0 * 1024.0))
+                     : megatron_bucket_params(par_.dp * par_.cp) * grad_bytes();
   p2p_bytes_ = dims_.tokens_sp * dims_.hidden * kActivationBytes;
   build_units();
+}
+
+std::int64_t megatron_bucket_params(int dp_cp) {
+  return std::max<std::int64_t>(40'000'000, 1'000'000 * static_cast<std::int64_t>(dp_cp));
 }
 
 void WorkloadPlan::validate() const {
@@ -114,7 +120,8 @@ int WorkloadPlan::grad_bytes() const { return workload::grad_bytes(train_.dtype,
 
 void WorkloadPlan::build_units() {
   RecipeContext c{model_, dims_, arch_traits(model_), train_.recompute == Recompute::selective,
-                  train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy};
+                  train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy,
+                  train_.dtype == Dtype::fp8 ? fp8_quantize_bytes(train_.fp8_recipe) : 0.0};
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

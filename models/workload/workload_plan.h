@@ -25,6 +25,10 @@ enum class UnitId : std::uint8_t {
 };
 inline constexpr int kUnitIdCount = static_cast<int>(UnitId::count_);
 
+// Megatron-Core DDP's default gradient bucket in parameters for a data-parallel
+// (x context-parallel) group of dp_cp ranks: max(40M, 1M x dp_cp).
+std::int64_t megatron_bucket_params(int dp_cp);
+
 class WorkloadPlan {
  public:
   // Throws pf::ConfigError (naming the key) for a split the model cannot take.
@@ -56,7 +60,8 @@ class WorkloadPlan {
   // prediction on another stage): they all-reduce its gradient (Megatron's embedding group).
   bool syncs_tied_embedding() const { return par_.pp > 1 && (model_.tied_embeddings || model_.mtp_layers > 0); }
 
-  // training.grad_bucket_mb in bytes (MiB, 2^20), at least 1.
+  // training.grad_bucket_mb in bytes (MiB, 2^20), at least 1; auto (0):
+  // megatron_bucket_params(dp * cp) parameters of main gradients.
   std::int64_t bucket_bytes() const { return bucket_bytes_; }
   std::int64_t p2p_bytes() const { return p2p_bytes_; }  // one activation (or gradient) between stages
   int param_bytes() const;

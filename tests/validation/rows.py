@@ -184,7 +184,7 @@ SOURCE_DEFAULTS = {
         "sequence_parallel when tp > 1 (the notes: the perf scripts set SP = TP > 1)",
         "zero_stage 1 for 'DDP (FSDP=0)' (Megatron-Bridge pretraining recipes use the distributed optimizer); megatron_fsdp -> zero_stage 3",
         "recompute none (left blank in the data set; the perf configs did not match the table's parallelism)",
-        "FP8-CS and FP8-MX (MXFP8) -> dtype fp8",
+        "FP8-CS and FP8-MX (MXFP8) -> dtype fp8 with training.fp8_recipe tensorwise (current scaling) and mxfp8",
         "uneven chunks: Megatron's embedding/loss accounting in the pipeline split when it divides, else preflight's even spread",
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
         "EP larger than DP (expert tensor parallel 1, EP folded over TP ranks): ep = EP/TP with TP-sharded experts (same expert FLOPs and memory per GPU)",
@@ -194,16 +194,18 @@ SOURCE_DEFAULTS = {
     "torchtitan-benchmarks": [
         "H100 96 GB HBM2e at 500 W: h100-sxm-80gb preset with memory_gb 96 and memory_bandwidth_gbps 2400 (both stated by the benchmark file); the 500 W power cap is NOT modelled",
         "FSDP2 full shard -> zero_stage 3; TP rows sequence_parallel on",
-        "Float8 rows -> dtype fp8; torch.compile, async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
+        "Float8 rows -> dtype fp8, fp8_recipe tensorwise (torchao dynamic scaling); torch.compile, async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
         "micro_batch = local batch (no gradient accumulation); PP rows: torchtitan 9dec370 uses n_microbatches = pp degree, so micro_batch = local batch / pp",
         "Interleaved 1F1B: 2 stages per rank (torchtitan's generated split points for a multi-stage schedule)",
         "op-level selective AC -> recompute selective; full AC -> full",
+        "training.attention flash2: F.scaled_dot_product_attention runs FlashAttention-2 on Hopper; PyTorch made its cuDNN backend opt-in after 2.5 (pytorch/pytorch#138522) until 2.9 (#162073)",
     ],
     "llm-foundry-mpt-benchmarks": [
         "FSDP FULL_SHARD -> zero_stage 3, SHARD_GRAD_OP -> zero_stage 2, no TP/PP",
         "activation_checkpointing -> recompute full, else none",
         "amp_bf16/bf16 -> bf16, amp_fp8 -> fp8",
         "MPT: layernorm, GeLU, tied embeddings (NumParams has one V*h)",
+        "training.attention flash2: MPT's attn_impl flash is the flash-attn 2 package",
     ],
     "bloom-176b-bigscience": [
         "zero_stage 1 (BF16_Optimizer's own ZeRO-1 sharding), recompute full, bf16, no SP",
@@ -366,10 +368,22 @@ def _hardware(row):
     return None, f"unknown GPU '{g}'"
 
 
+def fp8_recipe(row):
+    """training.fp8_recipe of an fp8 row: how the source scales its fp8 tensors."""
+    p = row.raw["precision"].lower()
+    if p.startswith("mxfp8"):
+        return "mxfp8"
+    if row.source == "torchtitan-benchmarks":
+        return "tensorwise"  # torchao Float8Linear: dynamic tensorwise scaling
+    if row.source == "megatron-bridge-25.11-perf-summary" and "FP8-CS" in row.raw["notes"]:
+        return "tensorwise"  # FP8-CS: current scaling
+    return "delayed"  # Transformer Engine's default recipe (NeMo 24.07, llm-foundry amp_fp8)
+
+
 def _precision(row):
     p = row.raw["precision"].lower()
     if p.startswith("mxfp8"):
-        return "fp8", ["MXFP8 run as dtype fp8"]
+        return "fp8", ["MXFP8 run as dtype fp8, fp8_recipe mxfp8"]
     if p.startswith("fp8"):
         return "fp8", []
     if p.startswith("bf16"):
@@ -530,11 +544,16 @@ def build_experiment(row):
     row.assumptions += notes
     train = {"global_batch_size": int(r["global_batch"]), "micro_batch_size": mbs,
              "seq_length": int(r["seq_length"]), "recompute": _recompute(row), "dtype": dtype}
+    if dtype == "fp8":
+        train["fp8_recipe"] = fp8_recipe(row)
     if src == "megatron-lm-readme-2020":
         train["overlap_grad_reduce"] = False
     if src == "megatron-lm-readme-2020" or src.startswith("bloom-176b"):
         # No FlashAttention before mid-2022: Megatron's CoreAttention materialises the scores.
         train["attention"] = "unfused"
+    if src in ("torchtitan-benchmarks", "llm-foundry-mpt-benchmarks"):
+        # PyTorch SDPA's flash backend / flash-attn 2: FlashAttention-2 kernels, not cuDNN/FA3.
+        train["attention"] = "flash2"
 
     # hardware: preset by absolute path; fewer GPUs than a server -> one smaller server
     gpn = int(r["gpus_per_node"]) if r["gpus_per_node"] else 8

@@ -73,6 +73,26 @@ TEST(Roofline, EfficiencyPerClassAndCudaCorePeakForNonMatmul) {
   EXPECT_DOUBLE_EQ(r.ideal_seconds(raw(OpClass::gemm, flops, 0)), flops / 989e12);
 }
 
+// training.attention: flash2 prices the same attention work at
+// efficiency.attention_flash2; unset, it falls back to efficiency.attention.
+TEST(Roofline, FlashAttention2KernelsRunAtTheirOwnEfficiency) {
+  GpuSpec gpu = gh200();
+  const AttentionShape fused{4, 8192, 8192, 32, 8, 128, true};
+  AttentionShape fa2 = fused;
+  fa2.flash2 = true;
+  const Roofline unset(gpu);
+  EXPECT_DOUBLE_EQ(unset.seconds(attention_op(fa2, Dtype::bf16)), unset.seconds(attention_op(fused, Dtype::bf16)));
+  gpu.efficiency.attention_flash2 = 0.30;
+  const Roofline r(gpu);
+  for (bool backward : {false, true}) {
+    const ComputeOp a = backward ? attention_backward_op(fused, Dtype::bf16) : attention_op(fused, Dtype::bf16);
+    const ComputeOp b = backward ? attention_backward_op(fa2, Dtype::bf16) : attention_op(fa2, Dtype::bf16);
+    ASSERT_EQ(a.flops, b.flops);
+    EXPECT_NEAR(r.seconds(b) / r.seconds(a), 0.65 / 0.30, 1e-12);
+    EXPECT_DOUBLE_EQ(r.seconds(b), b.flops / (989e12 * 0.30));
+  }
+}
+
 TEST(Roofline, RejectsMissingPeaksAndBadBandwidth) {
   GpuSpec gpu = gh200();
   gpu.peak_tflops.erase(Dtype::fp8);

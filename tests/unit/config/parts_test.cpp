@@ -200,6 +200,23 @@ TEST(ConfigTrainingParser, RequiresBatchAndSequence) {
             "x.yaml:3: training.dtype: expected one of bf16 | fp16 | fp8, found 'fp32' (did you mean 'fp16'?)");
 }
 
+TEST(ConfigTrainingParser, AttentionKernelAndFp8Recipe) {
+  const models::TrainingSpec d = parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n", "x.yaml", "training"));
+  EXPECT_EQ(d.attention, models::AttentionKernel::flash);
+  EXPECT_EQ(d.fp8_recipe, models::Fp8Recipe::delayed);
+  const models::TrainingSpec t = parse_training(read_yaml_text(
+      "global_batch_size: 8\nseq_length: 8\nattention: flash2\nfp8_recipe: tensorwise\n", "x.yaml", "training"));
+  EXPECT_EQ(t.attention, models::AttentionKernel::flash2);
+  EXPECT_EQ(t.fp8_recipe, models::Fp8Recipe::tensorwise);
+  EXPECT_EQ(config_error([] {
+              parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\nfp8_recipe: delayd\n", "x.yaml", "training"));
+            }),
+            "x.yaml:3: training.fp8_recipe: expected one of delayed | tensorwise | mxfp8 | blockwise, found 'delayd' "
+            "(did you mean 'delayed'?)");
+  const std::string hw = replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {attention_flash2: 0.3}\n");
+  EXPECT_DOUBLE_EQ(hardware(hw).gpu.efficiency.attention_flash2, 0.3);
+}
+
 TEST(ConfigSimulationAndOutput, DefaultsAndChoices) {
   const models::SimulationSpec s = parse_simulation(read_yaml_text("network: analytical\nseed: 7\n", "s.yaml", "simulation"));
   EXPECT_EQ(s.network, models::NetworkMode::analytical);

@@ -119,6 +119,33 @@ TEST(ProgramComm, GradientBucketsOverlapBackward) {
   }
 }
 
+// training.grad_bucket_mb auto: Megatron-Core's max(40M, 1M x dp x cp)
+// parameters per bucket at the main-gradient precision; a number is MiB.
+TEST(ProgramComm, AutoBucketFollowsMegatronCoreDefault) {
+  EXPECT_EQ(megatron_bucket_params(8), 40'000'000);
+  EXPECT_EQ(megatron_bucket_params(40), 40'000'000);
+  EXPECT_EQ(megatron_bucket_params(64), 64'000'000);
+  Config c;
+  c.dp = 4;
+  c.cp = 2;
+  WorkloadPlan given = testing::make_plan(c);
+  EXPECT_EQ(given.bucket_bytes(), 1 << 18);  // small_training's 0.25 MiB
+  TrainingSpec t = given.training();
+  t.grad_bucket_mb = 0;
+  const WorkloadPlan bf16(given.model(), given.parallelism(), t);
+  EXPECT_EQ(bf16.bucket_bytes(), 40'000'000LL * 4);  // fp32 main gradients
+  t.dtype = Dtype::fp16;
+  const WorkloadPlan fp16(given.model(), given.parallelism(), t);
+  EXPECT_EQ(fp16.bucket_bytes(), 40'000'000LL * 2);
+  ParallelismSpec wide = given.parallelism();
+  wide.dp = 64;
+  wide.cp = 2;
+  t.dtype = Dtype::bf16;
+  t.global_batch_size = 64;
+  const WorkloadPlan big(given.model(), wide, t);
+  EXPECT_EQ(big.bucket_bytes(), 128'000'000LL * 4);
+}
+
 std::int64_t reduced_bytes(const std::vector<Op>& ops, GroupKind group) {
   std::int64_t sum = 0;
   for (const Op& o : ops) {
