@@ -71,6 +71,9 @@ struct TrainingSpec {
   // Megatron's --cross-entropy-loss-fusion (off by default): one kernel over
   // the 16-bit logits instead of the fp32 passes of vocab_parallel_cross_entropy.
   bool fused_cross_entropy = false;
+  // Elementwise ops fused into one kernel each (Megatron-Core's fused
+  // kernels, torch.compile), or run as eager PyTorch's separate kernels.
+  bool fused_elementwise = true;
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;

@@ -56,6 +56,8 @@ ComputeOp OpPricer::kernel(const workload::Op& op) const {
       return op.kind == OpKind::attention_bwd ? attention_backward_op(s, d) : attention_op(s, d);
     }
     case workload::OpClass::norm:
+      // One kernel of eager PyTorch's norm: priced from its own bytes.
+      if (shape.rows.eager_pass) return streaming_op(OpClass::elementwise, dtype_, op.flops, static_cast<double>(op.bytes));
       if (op.kind == OpKind::norm_bwd) return norm_backward_op({shape.rows.rows, shape.rows.dim, norm_}, dtype_);
       return norm_op({shape.rows.rows, shape.rows.dim, norm_}, dtype_);
     default:

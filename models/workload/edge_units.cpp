@@ -34,7 +34,7 @@ double loss_bwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ?
 }  // namespace
 
 Unit embedding_forward_unit(const RecipeContext& c) {
-  UnitBuilder b(Phase::fwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::fwd, false, c.kernels);
   int lookup = b.rows(OpKind::embedding_fwd, c.d.tokens, c.d.hidden, 2, 1, {});
   tp_sum(b, c, lookup);
   Unit u = b.take();
@@ -44,7 +44,7 @@ Unit embedding_forward_unit(const RecipeContext& c) {
 }
 
 Unit embedding_backward_unit(const RecipeContext& c) {
-  UnitBuilder b(Phase::bwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::bwd, false, c.kernels);
   DepRef grad = DepRef::input();
   if (c.d.sp) grad = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {grad}));
   // Scatter-add of the token gradients into this GPU's rows of the table.
@@ -84,7 +84,7 @@ int head_block_bwd(UnitBuilder& b, const RecipeContext& c, std::int64_t head_gra
 }
 
 Unit head_forward_unit(const RecipeContext& c, std::int64_t head_elems, std::int64_t copy_elems) {
-  UnitBuilder b(Phase::fwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::fwd, false, c.kernels);
   head_block_fwd(b, c, DepRef::input());
   Unit u = b.take();
   u.param_elems[0] = final_norm_params(c.model, c.d) + head_elems + copy_elems;
@@ -98,7 +98,7 @@ Unit head_forward_unit(const RecipeContext& c, std::int64_t head_elems, std::int
 // prediction, accounted with the head: its gradient is complete once the head's
 // backward (which runs after the MTP modules') is.
 Unit head_backward_unit(const RecipeContext& c, std::int64_t head_elems, std::int64_t copy_elems) {
-  UnitBuilder b(Phase::bwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::bwd, false, c.kernels);
   head_block_bwd(b, c, head_elems + copy_elems);
   Unit u = b.take();
   u.param_elems[0] = final_norm_params(c.model, c.d) + head_elems + copy_elems;

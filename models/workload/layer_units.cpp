@@ -42,7 +42,7 @@ void wait_for_params(Unit& u) {
 
 Unit layer_forward_unit(const RecipeContext& c, bool moe) {
   LayerParams p = layer_params(c.model, c.d, moe);
-  UnitBuilder b(Phase::fwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::fwd, false, c.kernels);
   int attn = attention_block_fwd(b, c, DepRef::input());
   if (moe) {
     moe_block_fwd(b, c, DepRef::op(attn));
@@ -57,7 +57,7 @@ Unit layer_forward_unit(const RecipeContext& c, bool moe) {
 
 Unit layer_backward_unit(const RecipeContext& c, bool moe) {
   LayerParams p = layer_params(c.model, c.d, moe);
-  UnitBuilder b(Phase::bwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::bwd, false, c.kernels);
   int mlp = moe ? moe_block_bwd(b, c, DepRef::input()) : dense_mlp_block_bwd(b, c, DepRef::input());
   attention_block_bwd(b, c, DepRef::op(mlp));
   Unit u = b.take();

@@ -30,7 +30,7 @@ struct RecipeContext {
   bool selective_recompute = false;
   bool unfused_attention = false;  // training.attention: unfused (cp = 1, no MLA)
   bool fused_cross_entropy = false;  // training.fused_cross_entropy
-  double fp8_quantize_bytes = 0;     // fp8 training: bytes per quantised GEMM-input element, else 0
+  KernelStyle kernels;               // fp8 quantisation, eager elementwise kernels
   bool tp() const { return d.tp > 1; }
   std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor
 };

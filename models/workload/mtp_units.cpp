@@ -13,7 +13,7 @@ Unit mtp_forward_unit(const RecipeContext& c) {
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
   bool moe = mtp_is_moe(c.model);
-  UnitBuilder b(Phase::fwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::fwd, false, c.kernels);
   int lookup = b.rows(OpKind::embedding_fwd, d.tokens, h, 2, 1, {});
   int emb = lookup;
   if (c.tp()) {
@@ -39,7 +39,7 @@ Unit mtp_backward_unit(const RecipeContext& c) {
   std::int64_t h = d.hidden;
   bool moe = mtp_is_moe(c.model);
   std::int64_t norm = arch_traits(c.model).norm_params_per_dim * h;
-  UnitBuilder b(Phase::bwd, false, c.fp8_quantize_bytes);
+  UnitBuilder b(Phase::bwd, false, c.kernels);
   // The head is shared: its weight gradient is counted with the main head.
   int head = head_block_bwd(b, c, 0);
   int mlp = moe ? moe_block_bwd(b, c, DepRef::op(head)) : dense_mlp_block_bwd(b, c, DepRef::op(head));

@@ -122,6 +122,7 @@ struct AttentionShape {
 };
 struct RowsShape {
   std::int64_t rows = 0, dim = 0;  // norms and elementwise ops over rows x dim
+  bool eager_pass = false;         // one kernel of an eager decomposition: priced from its flops and bytes
 };
 struct OpShape {
   GemmShape gemm;

@@ -17,8 +17,8 @@ int UnitBuilder::push(OpTemplate t, std::initializer_list<DepRef> deps) {
 int UnitBuilder::gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t K,
                       std::initializer_list<DepRef> deps, std::int64_t grad_elems, ParamClass cls) {
   int quantize = -1;
-  if (fp8_quantize_bytes_ > 0 && quantizes_input(kind)) {
-    quantize = rows(OpKind::fp8_quantize, M, K, fp8_quantize_bytes_ / 2.0, 1, deps);
+  if (style_.fp8_quantize_bytes > 0 && quantizes_input(kind)) {
+    quantize = rows(OpKind::fp8_quantize, M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
   }
   OpTemplate t;
   t.kind = kind;
@@ -59,13 +59,27 @@ int UnitBuilder::attention(OpKind kind, const AttentionShape& shape, double flop
 
 int UnitBuilder::rows(OpKind kind, std::int64_t rows, std::int64_t dim, double tensors, double flops_per_elem,
                       std::initializer_list<DepRef> deps, std::int64_t grad_elems, bool recompute) {
+  const std::span<const KernelPass> passes =
+      style_.eager_elementwise ? eager_passes(kind, style_.eager) : std::span<const KernelPass>();
+  if (passes.empty()) return one_pass(kind, rows, dim, {tensors, flops_per_elem}, deps, grad_elems, recompute, false);
+  int last = one_pass(kind, rows, dim, passes.front(), deps, passes.size() == 1 ? grad_elems : 0, recompute, true);
+  for (std::size_t i = 1; i < passes.size(); ++i) {
+    const std::int64_t grads = i + 1 == passes.size() ? grad_elems : 0;
+    last = one_pass(kind, rows, dim, passes[i], {DepRef::op(last)}, grads, recompute, true);
+  }
+  return last;
+}
+
+int UnitBuilder::one_pass(OpKind kind, std::int64_t rows, std::int64_t dim, KernelPass pass,
+                          std::initializer_list<DepRef> deps, std::int64_t grad_elems, bool recompute,
+                          bool eager_pass) {
   OpTemplate t;
   t.kind = kind;
   t.recompute = recompute;
-  t.shape.rows = {rows, dim};
+  t.shape.rows = {rows, dim, eager_pass};
   double elems = static_cast<double>(rows) * static_cast<double>(dim);
-  t.flops = elems * flops_per_elem;
-  t.bytes = static_cast<std::uint64_t>(elems * tensors * 2.0);
+  t.flops = elems * pass.flops_per_elem;
+  t.bytes = static_cast<std::uint64_t>(elems * pass.tensors * 2.0);
   t.grad_elems = grad_elems;
   return push(t, deps);
 }

@@ -6,16 +6,26 @@
 #include <initializer_list>
 #include <utility>
 
+#include "models/workload/eager_kernels.h"
 #include "models/workload/op_template.h"
 
 namespace pf::models::workload {
 
+// How the framework's kernels look beyond the model's dataflow.
+struct KernelStyle {
+  // > 0 (fp8 training): HBM bytes per element of quantising a 16-bit GEMM
+  // input to fp8 (precision.h, fp8_quantize_bytes).
+  double fp8_quantize_bytes = 0;
+  // training.fused_elementwise false: elementwise ops run as eager PyTorch's
+  // separate kernels (eager_kernels.h) instead of one fused kernel each.
+  bool eager_elementwise = false;
+  EagerTraits eager;
+};
+
 class UnitBuilder {
  public:
-  // fp8_quantize_bytes > 0 (fp8 training): HBM bytes per element of quantising
-  // a 16-bit GEMM input to fp8 (precision.h, fp8_quantize_bytes).
-  UnitBuilder(Phase phase, bool recompute, double fp8_quantize_bytes = 0)
-      : phase_(phase), recompute_(recompute), fp8_quantize_bytes_(fp8_quantize_bytes) {}
+  UnitBuilder(Phase phase, bool recompute, const KernelStyle& style = {})
+      : phase_(phase), recompute_(recompute), style_(style) {}
 
   // C[M,N] = A[M,K] B[K,N]: 2MNK FLOPs; reads A and B, writes C (16-bit).
   // Under fp8, the forward and input-gradient GEMMs of the linear layers
@@ -29,7 +39,9 @@ class UnitBuilder {
   int attention(OpKind kind, const AttentionShape& shape, double flops, std::initializer_list<DepRef> deps,
                 bool recompute = false);
   // Norms and elementwise ops over rows x dim: `tensors` 16-bit tensors of that
-  // size read or written, `flops_per_elem` arithmetic per element.
+  // size read or written, `flops_per_elem` arithmetic per element. With eager
+  // elementwise kernels, a chain of the op's eager passes instead (the last
+  // one finishes `grad_elems` and is returned).
   int rows(OpKind kind, std::int64_t rows, std::int64_t dim, double tensors, double flops_per_elem,
            std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0, bool recompute = false);
   int collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps);
@@ -39,10 +51,12 @@ class UnitBuilder {
 
  private:
   int push(OpTemplate t, std::initializer_list<DepRef> deps);
+  int one_pass(OpKind kind, std::int64_t rows, std::int64_t dim, KernelPass pass, std::initializer_list<DepRef> deps,
+               std::int64_t grad_elems, bool recompute, bool eager_pass);
 
   Phase phase_;
   bool recompute_;
-  double fp8_quantize_bytes_;
+  KernelStyle style_;
   Unit unit_;
 };
 

@@ -119,9 +119,13 @@ int WorkloadPlan::param_bytes() const { return workload::param_bytes(train_.dtyp
 int WorkloadPlan::grad_bytes() const { return workload::grad_bytes(train_.dtype, train_.grad_reduce_dtype); }
 
 void WorkloadPlan::build_units() {
-  RecipeContext c{model_, dims_, arch_traits(model_), train_.recompute == Recompute::selective,
-                  train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy,
-                  train_.dtype == Dtype::fp8 ? fp8_quantize_bytes(train_.fp8_recipe) : 0.0};
+  const ArchTraits arch = arch_traits(model_);
+  KernelStyle kernels;
+  kernels.fp8_quantize_bytes = train_.dtype == Dtype::fp8 ? fp8_quantize_bytes(train_.fp8_recipe) : 0.0;
+  kernels.eager_elementwise = !train_.fused_elementwise;
+  kernels.eager = {model_.norm == Norm::rmsnorm, arch.gated_mlp, arch.dropout};
+  RecipeContext c{model_, dims_, arch, train_.recompute == Recompute::selective,
+                  train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy, kernels};
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

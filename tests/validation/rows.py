@@ -194,7 +194,7 @@ SOURCE_DEFAULTS = {
     "torchtitan-benchmarks": [
         "H100 96 GB HBM2e at 500 W: h100-sxm-80gb preset with memory_gb 96 and memory_bandwidth_gbps 2400 (both stated by the benchmark file); the 500 W power cap is NOT modelled",
         "FSDP2 full shard -> zero_stage 3; TP rows sequence_parallel on",
-        "Float8 rows -> dtype fp8, fp8_recipe tensorwise (torchao dynamic scaling); torch.compile, async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
+        "Float8 rows -> dtype fp8, fp8_recipe tensorwise (torchao dynamic scaling); rows without torch.compile -> training.fused_elementwise false (eager RMSNorm, SwiGLU, rotary kernels); async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
         "micro_batch = local batch (no gradient accumulation); PP rows: torchtitan 9dec370 uses n_microbatches = pp degree, so micro_batch = local batch / pp",
         "Interleaved 1F1B: 2 stages per rank (torchtitan's generated split points for a multi-stage schedule)",
         "op-level selective AC -> recompute selective; full AC -> full",
@@ -554,6 +554,9 @@ def build_experiment(row):
     if src in ("torchtitan-benchmarks", "llm-foundry-mpt-benchmarks"):
         # PyTorch SDPA's flash backend / flash-attn 2: FlashAttention-2 kernels, not cuDNN/FA3.
         train["attention"] = "flash2"
+    if src == "torchtitan-benchmarks" and "compile" not in r["notes"].lower():
+        # Eager PyTorch: RMSNorm, SwiGLU and rotary as separate kernels (compile fuses them).
+        train["fused_elementwise"] = False
 
     # hardware: preset by absolute path; fewer GPUs than a server -> one smaller server
     gpn = int(r["gpus_per_node"]) if r["gpus_per_node"] else 8
