@@ -2,6 +2,8 @@
 // dispatcher; expert tensor parallelism = tp, which requires sequence
 // parallelism when tp > 1). Routing is taken as balanced: every GPU's experts
 // receive as many token copies as the GPU dispatches.
+#include <algorithm>
+
 #include "models/workload/layer_units.h"
 #include "models/workload/param_count.h"
 
@@ -13,6 +15,13 @@ MlpWidths shared_widths(const RecipeContext& c, const LayerParams& p) {
 }
 
 bool has_ep(const RecipeContext& c) { return c.d.ep > 1; }
+
+// The local experts' GEMMs run as one grouped GEMM (Megatron-Core's
+// --moe-grouped-gemm, TE GroupedLinear): experts_local GEMMs, each over the
+// tokens routed to one expert (balanced routing: an equal share, rounded up
+// as the kernels pad), and each weight gradient over its own expert's tokens.
+std::int64_t groups(const LocalDims& d) { return std::max<std::int64_t>(1, d.experts_local); }
+std::int64_t rows_per_expert(const LocalDims& d) { return (d.expert_rows + groups(d) - 1) / groups(d); }
 
 }  // namespace
 
@@ -27,10 +36,11 @@ int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   if (has_ep(c)) x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
   if (d.sp) x = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(x)});
-  int fc1 = b.gemm(OpKind::expert_fc1_fwd, d.expert_rows, d.expert_fc1_local, h, {DepRef::op(x)});
+  const std::int64_t g = groups(d), m = rows_per_expert(d);
+  int fc1 = b.grouped_gemm(OpKind::expert_fc1_fwd, g, m, d.expert_fc1_local, h, {DepRef::op(x)});
   double act_tensors = c.arch.gated_mlp ? 3 : 2;
   int act = b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, act_tensors, 8, {DepRef::op(fc1)});
-  int y = b.gemm(OpKind::expert_fc2_fwd, d.expert_rows, h, d.expert_ffn_local, {DepRef::op(act)});
+  int y = b.grouped_gemm(OpKind::expert_fc2_fwd, g, m, h, d.expert_ffn_local, {DepRef::op(act)});
   if (d.sp) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   int routed = b.rows(OpKind::moe_unpermute_fwd, d.routed_tokens, h, 2, 1, {DepRef::op(y)});
@@ -51,16 +61,17 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   if (d.sp) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
-  int dfc2 = b.gemm(OpKind::expert_fc2_dgrad, d.expert_rows, d.expert_ffn_local, h, {DepRef::op(y)});
-  b.gemm(OpKind::expert_fc2_wgrad, d.expert_ffn_local, h, d.expert_rows, {DepRef::op(y)}, p.expert_fc2,
-         ParamClass::expert);
+  const std::int64_t g = groups(d), m = rows_per_expert(d);
+  int dfc2 = b.grouped_gemm(OpKind::expert_fc2_dgrad, g, m, d.expert_ffn_local, h, {DepRef::op(y)});
+  b.grouped_gemm(OpKind::expert_fc2_wgrad, g, d.expert_ffn_local, h, m, {DepRef::op(y)}, p.expert_fc2,
+                 ParamClass::expert);
   double act_tensors = c.arch.gated_mlp ? 5 : 3;
   int act = b.rows(OpKind::expert_act_bwd, d.expert_rows, d.expert_ffn_local, act_tensors, 10, {DepRef::op(dfc2)});
-  int x = b.gemm(OpKind::expert_fc1_dgrad, d.expert_rows, h, d.expert_fc1_local, {DepRef::op(act)});
+  int x = b.grouped_gemm(OpKind::expert_fc1_dgrad, g, m, h, d.expert_fc1_local, {DepRef::op(act)});
   int dfc1 = x;
   if (d.sp) x = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(dfc1)});
-  b.gemm(OpKind::expert_fc1_wgrad, h, d.expert_fc1_local, d.expert_rows, {DepRef::op(act)}, p.expert_fc1,
-         ParamClass::expert);
+  b.grouped_gemm(OpKind::expert_fc1_wgrad, g, h, d.expert_fc1_local, m, {DepRef::op(act)}, p.expert_fc1,
+                 ParamClass::expert);
   if (has_ep(c)) x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
   int perm = b.rows(OpKind::moe_permute_bwd, d.routed_tokens, h, 2, 0, {DepRef::op(x)});
   int drouter = b.gemm(OpKind::router_dgrad, d.tokens_sp, h, d.experts, {DepRef::op(perm)});

@@ -14,17 +14,17 @@ int UnitBuilder::push(OpTemplate t, std::initializer_list<DepRef> deps) {
   return size() - 1;
 }
 
-int UnitBuilder::gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t K,
-                      std::initializer_list<DepRef> deps, std::int64_t grad_elems, ParamClass cls) {
+int UnitBuilder::grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, std::int64_t N, std::int64_t K,
+                              std::initializer_list<DepRef> deps, std::int64_t grad_elems, ParamClass cls) {
   int quantize = -1;
   if (style_.fp8_quantize_bytes > 0 && quantizes_input(kind)) {
-    quantize = rows(OpKind::fp8_quantize, M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
+    quantize = rows(OpKind::fp8_quantize, groups * M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
   }
   OpTemplate t;
   t.kind = kind;
-  t.shape.gemm = {M, N, K};
-  t.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
-  t.bytes = static_cast<std::uint64_t>(2 * (M * K + K * N + M * N));
+  t.shape.gemm = {M, N, K, groups};
+  t.flops = 2.0 * static_cast<double>(groups) * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  t.bytes = static_cast<std::uint64_t>(2 * groups * (M * K + K * N + M * N));
   t.grad_elems = grad_elems;
   t.grad_class = cls;
   return quantize >= 0 ? push(t, {DepRef::op(quantize)}) : push(t, deps);

@@ -31,7 +31,13 @@ class UnitBuilder {
   // Under fp8, the forward and input-gradient GEMMs of the linear layers
   // (fp8_linear) are preceded by the kernel that quantises their A operand.
   int gemm(OpKind kind, std::int64_t M, std::int64_t N, std::int64_t K, std::initializer_list<DepRef> deps,
-           std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense);
+           std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense) {
+    return grouped_gemm(kind, 1, M, N, K, deps, grad_elems, cls);
+  }
+  // `groups` GEMMs of one shape in one kernel, as a grouped GEMM runs the
+  // local experts of a MoE layer (balanced routing: equal shapes).
+  int grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, std::int64_t N, std::int64_t K,
+                   std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense);
   // `batch` independent GEMMs of one shape in one kernel (unfused attention).
   int batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,
                    std::initializer_list<DepRef> deps, bool recompute);

@@ -57,11 +57,12 @@ Pairing pair_up(const std::vector<Op>& ops) {
     }
     ++p.quantized;
     ++consumers[q->id];
-    if (!quantizes_input(op.kind) || q->shape.rows.rows != op.shape.gemm.M || q->shape.rows.dim != op.shape.gemm.K) {
+    const std::int64_t a_rows = op.shape.gemm.batch * op.shape.gemm.M;  // grouped expert GEMMs: all groups' rows
+    if (!quantizes_input(op.kind) || q->shape.rows.rows != a_rows || q->shape.rows.dim != op.shape.gemm.K) {
       p.shapes_match = false;
     }
     p.quantize_bytes += static_cast<double>(q->bytes);
-    p.quantized_elems += static_cast<double>(op.shape.gemm.M) * static_cast<double>(op.shape.gemm.K);
+    p.quantized_elems += static_cast<double>(a_rows) * static_cast<double>(op.shape.gemm.K);
   }
   for (const Op& op : ops) {
     if (op.kind == OpKind::fp8_quantize && consumers[op.id] != 1) ++p.orphan_quantize;
