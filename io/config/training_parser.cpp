@@ -51,6 +51,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.attention = r.get_enum_or("attention", models::AttentionKernel::flash, kAttention);
   t.fused_cross_entropy = r.get_bool_or("fused_cross_entropy", false);
   t.fused_elementwise = r.get_bool_or("fused_elementwise", true);
+  t.tp_comm_overlap = r.get_bool_or("tp_comm_overlap", false);
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
   t.fp8_recipe = r.get_enum_or("fp8_recipe", models::Fp8Recipe::delayed, kFp8Recipe);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);

@@ -74,6 +74,10 @@ struct TrainingSpec {
   // Elementwise ops fused into one kernel each (Megatron-Core's fused
   // kernels, torch.compile), or run as eager PyTorch's separate kernels.
   bool fused_elementwise = true;
+  // Megatron's --tp-comm-overlap (Transformer Engine userbuffers; needs
+  // sequence parallelism): the TP all-gathers stream into the GEMMs that read
+  // them and the GEMMs' outputs into the reduce-scatters, side by side.
+  bool tp_comm_overlap = false;
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;

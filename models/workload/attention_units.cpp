@@ -162,13 +162,20 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int src = norm;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
-  int qkv = rotary(b, c, OpKind::rope_fwd, projections_fwd(b, c, DepRef::op(src)));
+  // With TP comm overlap the projections start on the local shard while the gather streams in.
+  const int first_projection = b.size();
+  int projected = projections_fwd(b, c, DepRef::op(c.tp_overlap() ? norm : src));
+  const int last_projection = b.size() - 1;
+  int qkv = rotary(b, c, OpKind::rope_fwd, projected);
   int attn = ring_attention(b, c, qkv, false);
+  if (c.tp_overlap()) b.also_wait(first_projection, last_projection, src);
   int proj = b.gemm(OpKind::attn_proj_fwd, d.tokens, h, d.attn_out_local, {DepRef::op(attn)});
   int out = proj;
   if (c.tp()) {
     OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(proj)});
+    // Overlapped, the reduce-scatter takes the GEMM's output as it comes; what
+    // follows is a compute op, after the GEMM in stream order.
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(c.tp_overlap() ? attn : proj)});
   }
   // Bias, dropout and residual add, fused as in Megatron.
   return b.rows(OpKind::residual_fwd, d.tokens_sp, h, 3, 3, {DepRef::op(out)});
@@ -181,9 +188,10 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int res = b.rows(OpKind::residual_bwd, d.tokens_sp, h, 3, 2, {grad});
   int src = res;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(res)});
-  int dproj = b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(src)});
+  int dproj = b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(c.tp_overlap() ? res : src)});
   b.gemm(OpKind::attn_proj_wgrad, d.attn_out_local, h, d.tokens, {DepRef::op(src)}, p.proj);
   int attn = rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, dproj, true));
+  if (c.tp_overlap()) b.also_wait(dproj, dproj, src);
   // Sequence parallelism saved the projections' input sharded: gather it
   // again for the weight gradients, overlapping the input-gradient GEMMs.
   int regather = -1;
@@ -192,7 +200,7 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int out = dx;
   if (c.tp()) {
     OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(dx)});
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(c.tp_overlap() ? attn : dx)});
   }
   projections_wgrad(b, c, DepRef::op(attn), DepRef::op(regather >= 0 ? regather : attn), p);
   return b.rows(OpKind::norm_bwd, d.tokens_sp, h, 3, 8, {DepRef::op(out)}, p.norm);

@@ -31,6 +31,8 @@ struct RecipeContext {
   bool unfused_attention = false;  // training.attention: unfused (cp = 1, no MLA)
   bool fused_cross_entropy = false;  // training.fused_cross_entropy
   KernelStyle kernels;               // fp8 quantisation, eager elementwise kernels
+  bool tp_comm_overlap = false;      // training.tp_comm_overlap (applies with sequence parallelism)
+  bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool tp() const { return d.tp > 1; }
   std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor
 };

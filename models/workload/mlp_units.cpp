@@ -8,14 +8,17 @@ int mlp_core_fwd(UnitBuilder& b, const RecipeContext& c, DepRef normed, const Ml
   std::int64_t h = d.hidden;
   DepRef src = normed;
   if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {normed}));
-  int fc1 = b.gemm(OpKind::mlp_fc1_fwd, d.tokens, w.fc1_local, h, {src});
+  // With TP comm overlap (attention_units.cpp) fc1 starts while the gather streams in.
+  const bool overlap = c.tp_overlap();
+  int fc1 = b.gemm(OpKind::mlp_fc1_fwd, d.tokens, w.fc1_local, h, {overlap ? normed : src});
   // GeLU reads and writes ffn; SwiGLU reads gate and up (2 ffn) and writes ffn.
   double act_tensors = c.arch.gated_mlp ? 3 : 2;
-  int act = b.rows(OpKind::mlp_act_fwd, d.tokens, w.ffn_local, act_tensors, 8, {DepRef::op(fc1)});
+  int act = overlap ? b.rows(OpKind::mlp_act_fwd, d.tokens, w.ffn_local, act_tensors, 8, {DepRef::op(fc1), src})
+                    : b.rows(OpKind::mlp_act_fwd, d.tokens, w.ffn_local, act_tensors, 8, {DepRef::op(fc1)});
   int fc2 = b.gemm(OpKind::mlp_fc2_fwd, d.tokens, h, w.ffn_local, {DepRef::op(act)});
   if (!c.tp()) return fc2;
   OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-  return b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(fc2)});
+  return b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(overlap ? act : fc2)});
 }
 
 int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpWidths& w) {
@@ -23,10 +26,12 @@ int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpW
   std::int64_t h = d.hidden;
   DepRef src = grad;
   if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {grad}));
-  int dfc2 = b.gemm(OpKind::mlp_fc2_dgrad, d.tokens, w.ffn_local, h, {src});
+  const bool overlap = c.tp_overlap();
+  int dfc2 = b.gemm(OpKind::mlp_fc2_dgrad, d.tokens, w.ffn_local, h, {overlap ? grad : src});
   b.gemm(OpKind::mlp_fc2_wgrad, w.ffn_local, h, d.tokens, {src}, w.fc2_params);
   double act_tensors = c.arch.gated_mlp ? 5 : 3;
-  int act = b.rows(OpKind::mlp_act_bwd, d.tokens, w.ffn_local, act_tensors, 10, {DepRef::op(dfc2)});
+  int act = overlap ? b.rows(OpKind::mlp_act_bwd, d.tokens, w.ffn_local, act_tensors, 10, {DepRef::op(dfc2), src})
+                    : b.rows(OpKind::mlp_act_bwd, d.tokens, w.ffn_local, act_tensors, 10, {DepRef::op(dfc2)});
   // Sequence parallelism saved fc1's input sharded: gather it again for the
   // weight gradient, overlapping the input-gradient GEMM.
   int regather = -1;
@@ -35,7 +40,7 @@ int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpW
   int out = dfc1;
   if (c.tp()) {
     OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(dfc1)});
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(overlap ? act : dfc1)});
   }
   DepRef saved = regather >= 0 ? DepRef::op(regather) : DepRef::op(act);
   b.gemm(OpKind::mlp_fc1_wgrad, h, w.fc1_local, d.tokens, {DepRef::op(act), saved}, w.fc1_params);

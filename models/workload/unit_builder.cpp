@@ -84,6 +84,23 @@ int UnitBuilder::one_pass(OpKind kind, std::int64_t rows, std::int64_t dim, Kern
   return push(t, deps);
 }
 
+void UnitBuilder::also_wait(int first, int last, int extra) {
+  for (int i = last + 1; i < size(); ++i) {
+    OpTemplate& t = unit_.ops[static_cast<std::size_t>(i)];
+    bool reads = false, has = false;
+    int used = 0;
+    for (const DepRef& d : t.deps) {
+      if (d.kind == DepKind::none) continue;
+      ++used;
+      if (d.kind == DepKind::unit && d.index >= first && d.index <= last) reads = true;
+      if (d.kind == DepKind::unit && d.index == extra) has = true;
+    }
+    if (!reads || has) continue;
+    if (used >= kMaxTemplateDeps) throw SimulationError("workload: an op template lists too many dependencies");
+    t.deps[static_cast<std::size_t>(used)] = DepRef::op(extra);
+  }
+}
+
 int UnitBuilder::collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps) {
   OpTemplate t;
   t.kind = kind;

@@ -52,6 +52,11 @@ class UnitBuilder {
            std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0, bool recompute = false);
   int collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps);
 
+  // Every op after `last` that waits for an op in [first, last] also waits for
+  // `extra` (a gather streamed into those GEMMs: what reads their output
+  // needs the whole gather too).
+  void also_wait(int first, int last, int extra);
+
   int size() const { return static_cast<int>(unit_.ops.size()); }
   Unit take() { return std::move(unit_); }
 

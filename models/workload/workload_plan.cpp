@@ -125,7 +125,8 @@ void WorkloadPlan::build_units() {
   kernels.eager_elementwise = !train_.fused_elementwise;
   kernels.eager = {model_.norm == Norm::rmsnorm, arch.gated_mlp, arch.dropout};
   RecipeContext c{model_, dims_, arch, train_.recompute == Recompute::selective,
-                  train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy, kernels};
+                  train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy, kernels,
+                  train_.tp_comm_overlap};
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

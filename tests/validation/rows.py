@@ -155,6 +155,7 @@ SOURCE_DEFAULTS = {
         "micro_batch 1 (not stated; examples/gpt3/train_gpt3_175b_distributed.sh at f2e5db4 uses --micro-batch-size 1)",
         "zero_stage 1: the README lists --overlap-param-gather, which Megatron-Core only allows with --use-distributed-optimizer",
         "sequence_parallel when tp > 1: the README lists --tp-comm-overlap, which requires sequence parallelism",
+        "training.tp_comm_overlap: the README lists --tp-comm-overlap",
         "recompute none (not stated; the same commit's GPT-3 example sets no recompute flag, Megatron-Core's default)",
         "dtype bf16 (MFU is quoted against the 989 TFLOP/s BF16 peak)",
         "pipeline_schedule 1f1b (virtual pipeline not stated)",
@@ -546,6 +547,8 @@ def build_experiment(row):
              "seq_length": int(r["seq_length"]), "recompute": _recompute(row), "dtype": dtype}
     if dtype == "fp8":
         train["fp8_recipe"] = fp8_recipe(row)
+    if src == "megatron-lm-readme-h100" and sp:
+        train["tp_comm_overlap"] = True
     if src == "megatron-lm-readme-2020":
         train["overlap_grad_reduce"] = False
     if src == "megatron-lm-readme-2020" or src.startswith("bloom-176b"):

@@ -74,6 +74,60 @@ TEST(ProgramComm, TensorParallelCollectivesAreOnTheCriticalPath) {
   }
 }
 
+// training.tp_comm_overlap: each all-gather runs beside the GEMM that reads it
+// (the GEMM waits only for the local shard; the next compute op waits for
+// both), and each reduce-scatter beside the GEMM that feeds it (it waits for
+// the GEMM's input, not its output). Off, or without sequence parallelism,
+// nothing changes; either way the programs run to completion.
+TEST(ProgramComm, TensorParallelOverlapRunsCollectivesBesideTheirGemms) {
+  auto plan_with = [](bool sp, bool overlap) {
+    Config c;
+    c.tp = 2;
+    c.sp = sp;
+    c.dp = 2;
+    WorkloadPlan base = testing::make_plan(c);
+    TrainingSpec t = base.training();
+    t.tp_comm_overlap = overlap;
+    return WorkloadPlan(base.model(), base.parallelism(), t);
+  };
+  const std::vector<Op> ops = testing::ops_of(plan_with(true, true), 0);
+  int gathers = 0, scatters = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& o = ops[i];
+    if (o.group.kind() != GroupKind::tp || o.phase != Phase::fwd || o.microbatch != 0 || o.layer != 0) continue;
+    const auto after = ops.begin() + static_cast<long>(i) + 1;
+    auto gemm = std::find_if(after, ops.end(), [](const Op& x) { return op_class(x.kind) == OpClass::gemm; });
+    ASSERT_NE(gemm, ops.end());
+    if (o.kind == OpKind::tp_all_gather) {
+      EXPECT_FALSE(waits_for(ops, gemm->id, o.id)) << kind_name(gemm->kind) << " starts on the local shard";
+      auto consumer = std::find_if(gemm + 1, ops.end(), [&](const Op& x) { return waits_for(ops, x.id, gemm->id); });
+      ASSERT_NE(consumer, ops.end());
+      EXPECT_TRUE(waits_for(ops, consumer->id, o.id)) << kind_name(consumer->kind) << " needs the whole gather";
+      ++gathers;
+    }
+    if (o.kind == OpKind::tp_reduce_scatter) {
+      const Op& producer = ops[o.deps[0]];
+      EXPECT_NE(op_class(producer.kind), OpClass::gemm) << "the reduce-scatter starts with its GEMM";
+      ++scatters;
+    }
+  }
+  EXPECT_EQ(gathers, 2);
+  EXPECT_EQ(scatters, 2);
+  for (bool sp : {false, true}) {
+    for (bool overlap : {false, true}) {
+      const WorkloadPlan plan = plan_with(sp, overlap);
+      EXPECT_EQ(testing::dry_run(plan, testing::all_ops(plan)), 0u) << sp << overlap;
+    }
+  }
+  // Without sequence parallelism there is nothing to overlap: the same ops and dependencies.
+  const std::vector<Op> off = testing::ops_of(plan_with(false, false), 0), on = testing::ops_of(plan_with(false, true), 0);
+  ASSERT_EQ(off.size(), on.size());
+  for (std::size_t i = 0; i < off.size(); ++i) {
+    EXPECT_EQ(off[i].dep_count, on[i].dep_count);
+    EXPECT_EQ(off[i].deps, on[i].deps);
+  }
+}
+
 bool is_grad_reduce(const Op& o) {
   return o.kind == OpKind::dp_grad_all_reduce || o.kind == OpKind::dp_grad_reduce_scatter;
 }
