@@ -1,6 +1,7 @@
 // preflight: one binary, subcommands (SPEC section 2).
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "core/communicator.h"
 #include "core/error.h"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"preflight: predicts large-model training on GPU clusters by parallel discrete-event simulation"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("preflight ") + PREFLIGHT_VERSION, "print preflight's version and exit");
   pf::cli::add_run_command(app, ctx);
   pf::cli::add_phold_command(app, ctx);
   pf::cli::add_collective_command(app, ctx);
@@ -28,6 +30,9 @@ int main(int argc, char** argv) {
     if (ctx.is_root()) app.exit(e);
     return 0;
   } catch (const CLI::CallForAllHelp& e) {
+    if (ctx.is_root()) app.exit(e);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
     if (ctx.is_root()) app.exit(e);
     return 0;
   } catch (const CLI::ParseError& e) {
