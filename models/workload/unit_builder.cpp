@@ -32,13 +32,9 @@ int UnitBuilder::grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, 
 
 int UnitBuilder::batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,
                               std::initializer_list<DepRef> deps, bool recompute) {
-  OpTemplate t;
-  t.kind = kind;
-  t.shape.gemm = {M, N, K, batch};
-  t.flops = 2.0 * static_cast<double>(batch) * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
-  t.bytes = static_cast<std::uint64_t>(2 * batch * (M * K + K * N + M * N));
-  t.recompute = recompute;
-  return push(t, deps);
+  const int op = grouped_gemm(kind, batch, M, N, K, deps);  // attention's batched GEMMs are never fp8: one op
+  unit_.ops[static_cast<std::size_t>(op)].recompute |= recompute;
+  return op;
 }
 
 int UnitBuilder::attention(OpKind kind, const AttentionShape& shape, double flops,

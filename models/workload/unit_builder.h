@@ -38,7 +38,8 @@ class UnitBuilder {
   // local experts of a MoE layer (balanced routing: equal shapes).
   int grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, std::int64_t N, std::int64_t K,
                    std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense);
-  // `batch` independent GEMMs of one shape in one kernel (unfused attention).
+  // `batch` independent GEMMs of one shape in one kernel (unfused attention):
+  // a grouped GEMM, flagged as recomputation when `recompute`.
   int batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,
                    std::initializer_list<DepRef> deps, bool recompute);
   // One attention block: `flops` given by the caller (forward 4 b sq skv h d).
