@@ -1,5 +1,5 @@
 // The error types every layer throws, and the exit status each maps to
-// (SPEC section 2): 2 for bad usage or configuration, 1 for internal errors.
+// (io/cli/README.md): 2 for bad usage or configuration, 1 for internal errors.
 // Messages are one line and say where, what was expected and what was found.
 #pragma once
 

@@ -99,8 +99,8 @@ ClusterShape make_shape(const models::NodeSpec& node, const models::TopologySpec
   // Links run at their achievable rate: line rate x the preset's measured efficiency.
   s.nvlink_Bps = node.nvlink_bandwidth_gbps * node.nvlink_efficiency * 1e9;  // GB/s
   s.nic_Bps = node.nic_bandwidth_gbps * node.nic_efficiency * 1e9 / 8.0;     // Gb/s: NICs are quoted in bits
-  // SPEC: PCIe bandwidth applies "when a NIC is shared/behind PCIe"; a NIC that
-  // serves one GPU is fed at its line rate.
+  // io/config/README.md (pcie_bandwidth_gbps): PCIe bandwidth applies only when a NIC is
+  // shared by several GPUs; a NIC that serves one GPU is fed at its line rate.
   const bool shared_nic = node.gpus_per_node > node.nics_per_node;
   s.attach_Bps = (shared_nic && node.pcie_bandwidth_gbps > 0) ? node.pcie_bandwidth_gbps * 1e9 : s.nic_Bps;
 

@@ -1,5 +1,5 @@
 // The cluster's dimensions and per-tier link figures, derived once from the
-// hardware node and the topology file (SPEC section 3) before any vertex exists.
+// hardware node and the topology file (io/config/README.md) before any vertex exists.
 //
 // Shape rules (a Clos of up to three switch tiers):
 //   - single_switch: every NIC of every server on one non-blocking leaf.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Gantt chart of a preflight timeline (OUT/timeline.h5, SPEC section 5).
+"""Gantt chart of a preflight timeline (OUT/timeline.h5, io/timeline/README.md).
 
 One row per GPU stream (compute, comm, p2p), one bar per executed operation,
 coloured by operation kind or by training phase.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Where the time of a simulated training step went, from a preflight timeline
-(OUT/timeline.h5, SPEC section 5): text tables on stdout and a PNG.
+(OUT/timeline.h5, io/timeline/README.md): text tables on stdout and a PNG.
 
 - report: the headline figures of /summary (step time, MFU, memory, ...)
 - phases: compute time per training phase (fwd, bwd, opt) per GPU

@@ -1,4 +1,4 @@
-// preflight: one binary, subcommands (SPEC section 2).
+// preflight: one binary, subcommands (io/cli/README.md).
 #include <cstdio>
 #include <exception>
 #include <string>

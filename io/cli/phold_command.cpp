@@ -1,4 +1,4 @@
-// `preflight phold`: the engine benchmark of SPEC section 6.
+// `preflight phold`: the engine benchmark of models/phold/README.md.
 #include <sys/resource.h>
 
 #include <cmath>
@@ -121,7 +121,7 @@ void run_phold(const PholdOptions& o, CommandContext& ctx) {
 
 void add_phold_command(CLI::App& app, CommandContext& ctx) {
   auto options = std::make_shared<PholdOptions>();
-  CLI::App* cmd = app.add_subcommand("phold", "PHOLD engine benchmark (ROSS semantics; SPEC section 6)");
+  CLI::App* cmd = app.add_subcommand("phold", "PHOLD engine benchmark (ROSS semantics; models/phold/README.md)");
   cmd->add_option("--lps", options->lps, "number of LPs")->check(CLI::Range(1u, 1u << 24))->capture_default_str();
   cmd->add_option("--start-events", options->start_events, "initial events per LP")
       ->check(CLI::Range(1u, 1000000u))->capture_default_str();

@@ -1,4 +1,4 @@
-// Progress on stderr for long runs (SPEC section 2), rank 0 only: a line
+// Progress on stderr for long runs (io/cli/README.md), rank 0 only: a line
 // redrawn in place at most twice a second when stderr is a terminal; when it
 // is not (a batch job's log), nothing, unless --progress-every asks for one
 // plain line every so many seconds. --quiet turns both off.

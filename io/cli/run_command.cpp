@@ -1,5 +1,5 @@
-// `preflight run`: one training iteration simulated end to end (SPEC section
-// 2): the report on rank 0 as text (stdout) and JSON (OUT/report.json and
+// `preflight run`: one training iteration simulated end to end
+// (io/cli/README.md): the report on rank 0 as text (stdout) and JSON (OUT/report.json and
 // --report-json), the timeline OUT/timeline.h5 from every rank. Exit 3 when
 // the plan does not fit in GPU memory (the report is still written).
 #include <cstdio>

@@ -1,4 +1,4 @@
-// `preflight sweep`: one experiment over a grid of variants (SPEC section 2),
+// `preflight sweep`: one experiment over a grid of variants (io/cli/README.md),
 // all inside one MPI job, and a table of the variants ranked by step time on
 // rank 0 (stdout; --csv, --json). The figures are those `preflight run`
 // reports for the same overrides (io/sweep/sweep_runner.h). Exit 0 even when

@@ -1,5 +1,5 @@
 // `preflight trace TIMELINE.h5 -o trace.json [--gpus 0-7] [--start-ns A --end-ns B]`:
-// a timeline (SPEC section 5) as Chrome / Perfetto trace JSON. Rank 0 does the
+// a timeline (io/timeline/README.md) as Chrome / Perfetto trace JSON. Rank 0 does the
 // work (a serial read); under mpirun the other ranks wait and share its outcome.
 #include <cstdio>
 #include <filesystem>

@@ -1,5 +1,5 @@
 // `preflight validate`: checks an experiment and prints its memory plan and
-// FLOPs without simulating (SPEC section 2). Exit 3 when it does not fit.
+// FLOPs without simulating (io/cli/README.md). Exit 3 when it does not fit.
 #include <cstdio>
 #include <fstream>
 #include <memory>

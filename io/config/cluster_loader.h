@@ -1,5 +1,5 @@
 // Entry point for `preflight collective`: the cluster without a training job.
-// The tree holds hardware, topology and simulation (SPEC section 2), given as
+// The tree holds hardware, topology and simulation (io/cli/README.md), given as
 // two files or taken from an experiment; --set applies to it as usual.
 #pragma once
 

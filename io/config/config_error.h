@@ -1,5 +1,5 @@
 // How io/config reports a bad value: one line, "WHERE: expected WHAT, found WHAT"
-// (SPEC section 2), thrown as pf::ConfigError (exit status 2).
+// (io/cli/README.md), thrown as pf::ConfigError (exit status 2).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Checks that span parts of an experiment (SPEC section 3, "Rules"): shapes
+// Checks that span parts of an experiment (io/config/README.md, "Cross-part rules"): shapes
 // the model cannot be split into, batches that do not divide, a dtype the GPU
 // has no peak for. Each error points at the key a user would change.
 #pragma once

@@ -1,4 +1,4 @@
-// The hardware part (SPEC section 3, hardware file): one GPU and the server
+// The hardware part (io/config/README.md, hardware): one GPU and the server
 // that holds gpus_per_node of them.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The model part (SPEC section 3, model file): transformer shape, attention
+// The model part (io/config/README.md, model): transformer shape, attention
 // kind, mixture-of-experts. Checks that only involve the model itself.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The output section (SPEC section 3): where results go and which GPUs get
+// The output section (io/config/README.md): where results go and which GPUs get
 // timeline rows.
 #pragma once
 

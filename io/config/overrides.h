@@ -1,4 +1,4 @@
-// --set KEY=VALUE (SPEC section 2): change one key of the merged tree.
+// --set KEY=VALUE (io/config/README.md, io/cli/README.md): change one key of the merged tree.
 //
 // The key is a dotted path from the tree's top level (`parallelism.tp`,
 // `hardware.node.nic_bandwidth_gbps`); the value is YAML (a scalar, or a flow

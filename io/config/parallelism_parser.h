@@ -1,4 +1,4 @@
-// The parallelism section (SPEC section 3): how the GPUs split the model.
+// The parallelism section (io/config/README.md): how the GPUs split the model.
 // dp may be omitted and is then derived from the GPU count.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Parts named by path: `model: ../models/gpt3-175b.yaml` in an experiment.
 //
-// Paths are relative to the file that names them (SPEC section 3); a path
+// Paths are relative to the file that names them (io/config/README.md); a path
 // given on the command line (--set model=x.yaml, --hardware H.yaml) is
 // relative to the working directory.
 #pragma once

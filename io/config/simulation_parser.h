@@ -1,4 +1,4 @@
-// The simulation section (SPEC section 3): network fidelity, synchronisation,
+// The simulation section (io/config/README.md): network fidelity, synchronisation,
 // partitioning and the random seed. Every key has a default.
 #pragma once
 

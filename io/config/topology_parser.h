@@ -1,4 +1,4 @@
-// The topology part (SPEC section 3, topology file): a Clos of up to three
+// The topology part (io/config/README.md, topology): a Clos of up to three
 // switch tiers (leaf, spine within a pod, core between pods).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The training section (SPEC section 3): batch, sequence, precision, recompute, overlap.
+// The training section (io/config/README.md): batch, sequence, precision, recompute, overlap.
 #pragma once
 
 #include "io/config/config_node.h"

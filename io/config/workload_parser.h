@@ -1,5 +1,5 @@
 // The optional workload section: `workload: {simai: FILE}` runs a SimAI/AICB
-// workload text file instead of the built-in model (SPEC section 3).
+// workload text file instead of the built-in model (io/config/README.md).
 #pragma once
 
 #include <string>

@@ -98,7 +98,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["simulation"] = simulation_json(r.simulation);
   j["config_sha256"] = std::string(config_sha256);
   j["version"] = std::string(version);
-  // Extensions, after every SPEC key.
+  // Extensions, after every key of io/report/README.md's report fields.
   j["name"] = e.name;
   j["gpus"] = r.gpus;
   j["binding_gpu"] = r.binding_gpu;

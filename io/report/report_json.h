@@ -1,4 +1,4 @@
-// The run report (SPEC section 4) as JSON: every key the SPEC names, in the
+// The run report (io/report/README.md) as JSON: every key that README names, in the
 // order it names them, then a few extensions (name, gpus, binding_gpu,
 // p2p_wait_ms, bubble_ms, and memory.comm_buffers_gb inside `memory`). Times
 // in milliseconds, memory in GiB (2^30 bytes), rates per second. `preflight
@@ -14,7 +14,7 @@
 
 namespace pf::report {
 
-// Derived figures (SPEC section 4):
+// Derived figures (io/report/README.md):
 //   tokens_per_s            = tokens_per_iteration / step
 //   model_tflops_per_gpu    = model_flops / step / gpus / 1e12   (hardware_* likewise)
 //   mfu, hfu                = the two above / peak_tflops

@@ -14,7 +14,7 @@
 
 namespace pf::report {
 
-// Throws nlohmann::json::exception when a SPEC section 4 key is missing.
+// Throws nlohmann::json::exception when a report field (io/report/README.md) is missing.
 std::string report_text(const nlohmann::ordered_json& report);
 
 }  // namespace pf::report

@@ -149,7 +149,7 @@ timeline::TimelineContent timeline_content(const nlohmann::ordered_json& report,
   c.link_classes = link_class_table();
   c.vertices = vertex_table(graph);
   // summary_attributes takes the key-sorted json; keep the verbatim copy in
-  // SPEC order (the flattened attributes are named, so their order is moot).
+  // the report's key order (the flattened attributes are named, so their order is moot).
   c.summary = timeline::summary_attributes(nlohmann::json(report));
   for (auto& attribute : c.summary)
     if (attribute.name == "report_json") attribute.value = report.dump();

@@ -49,7 +49,7 @@ std::vector<std::string> vertex_table(const partition::ClusterGraph& graph);
 
 // Identical on every rank. meta.version is the report's "version"; the
 // partition column is the MPI rank of each GPU's vertex; summary is the report
-// as /summary attributes, with report_json holding it in SPEC key order.
+// as /summary attributes, with report_json holding it in the report's key order.
 timeline::TimelineContent timeline_content(const nlohmann::ordered_json& report, const models::ExperimentSpec& e,
                                            const models::workload::RankLayout& layout,
                                            const partition::ClusterGraph& graph, const partition::RankMapping& mapping,

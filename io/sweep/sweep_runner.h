@@ -1,4 +1,4 @@
-// Running a sweep's variants inside one MPI job (SPEC section 2, `preflight
+// Running a sweep's variants inside one MPI job (io/cli/README.md, `preflight
 // sweep ... --jobs-per-run K`).
 //
 // The W ranks of the job form W/K groups of K consecutive ranks (an

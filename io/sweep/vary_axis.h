@@ -1,4 +1,4 @@
-// The grid of a sweep (SPEC section 2, `preflight sweep --vary KEY=V1,V2,...`):
+// The grid of a sweep (io/cli/README.md, `preflight sweep --vary KEY=V1,V2,...`):
 // each --vary names one key of the merged configuration and the values it
 // takes; the variants are the cartesian product of those lists, the first
 // --vary varying slowest (like nested loops written in the order given).

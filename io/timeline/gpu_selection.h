@@ -1,4 +1,4 @@
-// Which GPUs get `/events` rows: SPEC section 3's output.timeline_gpus
+// Which GPUs get `/events` rows: io/config/README.md's output.timeline_gpus
 // (auto | all | "0-63,512-575" | first_replica). Every GPU is simulated and
 // summarised in `/gpu_summary` either way; the selection only bounds the
 // size of `/events` on large clusters.

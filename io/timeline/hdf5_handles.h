@@ -42,7 +42,7 @@ class Handle {
 };
 
 // Stops HDF5 printing its error stack to stderr: failures become one-line
-// pf::Error messages instead (SPEC: no stack traces).
+// pf::Error messages instead (io/cli/README.md: no stack traces).
 void silence_errors();
 
 // The innermost message on HDF5's error stack ("unable to open file: name =

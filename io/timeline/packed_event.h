@@ -1,4 +1,4 @@
-// The on-disk layout of an `/events` row: SPEC section 5's fields in order,
+// The on-disk layout of an `/events` row: io/timeline/README.md's fields in order,
 // packed without padding (52 bytes instead of the struct's 64).
 //
 // Parallel HDF5 (1.10) writes compressed datasets only with collective I/O,

@@ -1,4 +1,4 @@
-// The report (SPEC section 4) as `/summary` attributes: nested objects are
+// The report (io/report/README.md) as `/summary` attributes: nested objects are
 // flattened into dotted names ("memory.parameters_gb"), numbers stay numbers,
 // lists of numbers become 1-D arrays, null becomes the string "null", and
 // anything else (lists of objects) is kept as its JSON text. The whole report

@@ -1,4 +1,4 @@
-// The rows of the HDF5 timeline (SPEC section 5) as plain structs: what a
+// The rows of the HDF5 timeline (io/timeline/README.md) as plain structs: what a
 // simulation records per executed operation, per link and per GPU. The field
 // names and widths are the file's schema; do not rename them.
 #pragma once

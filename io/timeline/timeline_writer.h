@@ -1,4 +1,4 @@
-// The per-rank parallel HDF5 timeline (SPEC section 5): every MPI rank hands
+// The per-rank parallel HDF5 timeline (io/timeline/README.md): every MPI rank hands
 // in the rows of the GPUs and links it simulated and the writer produces one
 // file, DIR/timeline.h5, with collective I/O. The file appears only when it is
 // complete: it is written as timeline.h5.tmp and renamed by rank 0 after every

@@ -1,5 +1,5 @@
 // What the cost model answers for one op: its duration and how far to trust it.
-// The report's uncertainty band (SPEC section 4, `uncertainty`) is built from
+// The report's uncertainty band (io/report/README.md, `uncertainty`) is built from
 // `relative_uncertainty`; `basis` and `extrapolation` say where it came from.
 #pragma once
 

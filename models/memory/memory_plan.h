@@ -1,5 +1,5 @@
-// Peak memory per pipeline stage and the out-of-memory verdict (SPEC section
-// 4: GiB = 2^30 bytes, like a GPU's "80 GB").
+// Peak memory per pipeline stage and the out-of-memory verdict (io/report/README.md:
+// GiB = 2^30 bytes, like a GPU's "80 GB").
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// What `preflight validate` reports without simulating (SPEC section 2):
+// What `preflight validate` reports without simulating (io/cli/README.md):
 // parameter counts, FLOPs per iteration, memory per pipeline stage and the
 // out-of-memory verdict, in the report's units (GiB, FLOPs per iteration).
 #pragma once

@@ -1,4 +1,4 @@
-// How the network is simulated (SPEC section 3, `simulation`), plus the one
+// How the network is simulated (io/config/README.md, `simulation`), plus the one
 // fidelity knob that is not a configuration key: NVLink granularity.
 #pragma once
 

@@ -1,4 +1,4 @@
-// PHOLD: the standard PDES benchmark, with ROSS's semantics (SPEC section 6).
+// PHOLD: the standard PDES benchmark, with ROSS's semantics (models/phold/README.md).
 //
 // N LPs start with E events each at lookahead + Exp(mean - lookahead). On each
 // event an LP sends exactly one event: with probability `remote` to an LP drawn

@@ -1,5 +1,5 @@
-// A GPU server as the cost, memory and network models need it (SPEC section 3,
-// hardware file). Units follow the key names: bandwidths in GB/s unless the name
+// A GPU server as the cost, memory and network models need it (io/config/README.md,
+// hardware). Units follow the key names: bandwidths in GB/s unless the name
 // says Gb/s (NICs are quoted in bits), latencies in microseconds.
 #pragma once
 

@@ -1,5 +1,5 @@
 // What a transformer model is, as the workload, cost and memory models need it.
-// Plain data: io/ fills it from YAML (SPEC section 3, model file) and validates it.
+// Plain data: io/ fills it from YAML (io/config/README.md, model) and validates it.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// How a run is simulated and what it writes (SPEC section 3: simulation, output).
+// How a run is simulated and what it writes (io/config/README.md: simulation, output).
 #pragma once
 
 #include <cstdint>

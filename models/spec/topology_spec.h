@@ -1,4 +1,4 @@
-// The cluster network (SPEC section 3, topology file): a Clos of up to three
+// The cluster network (io/config/README.md, topology): a Clos of up to three
 // switch tiers above the GPU servers.
 #pragma once
 

@@ -1,4 +1,4 @@
-// How the model is trained and split (SPEC section 3: parallelism, training).
+// How the model is trained and split (io/config/README.md: parallelism, training).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // What one simulated training iteration produced, before any formatting: the
-// figures of SPEC section 4's report (in SI units: seconds, bytes, FLOPs) and
+// figures of io/report/README.md's report (in SI units: seconds, bytes, FLOPs) and
 // this rank's rows for the timeline. io/report turns it into text and JSON,
 // io/timeline into timeline.h5. Everything outside `local` is identical on
 // every MPI rank.
@@ -96,7 +96,7 @@ struct RunResult {
   // its pipeline stage is bottlenecks.binding_pp_stage.
   std::uint32_t binding_gpu = 0;
   int binding_stage = 0;
-  // On the binding GPU (SPEC: "critical-path time per phase, on the slowest stage").
+  // On the binding GPU (io/report/README.md: critical-path time per phase, on the slowest stage).
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
   double collective_total_s = 0, collective_exposed_s = 0;
   double p2p_wait_s = 0;   // waiting on pipeline send/recv with nothing else to do

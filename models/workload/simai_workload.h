@@ -1,4 +1,4 @@
-// A SimAI/AICB workload file's content (SPEC section 3: workload {simai: FILE}),
+// A SimAI/AICB workload file's content (io/config/README.md: workload {simai: FILE}),
 // as plain data: io/simai parses the text, SimaiProgram turns it into each
 // GPU's op stream. The format and what each field means is described in
 // configs/workloads/simai/README.md; the execution order follows SimAI's

@@ -1,4 +1,4 @@
-// The floor the engine is measured against: SPEC section 6's PHOLD as a bare
+// The floor the engine is measured against: models/phold/README.md's PHOLD as a bare
 // sequential loop over std::priority_queue, with the model's own random
 // streams, no engine, no pooling, no digest. It commits the same events as the
 // engine (the count is printed so the bench can check), so the ratio of the two

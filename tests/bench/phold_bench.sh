@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PHOLD engine benchmark (SPEC section 6's parameters unless overridden):
+# PHOLD engine benchmark (models/phold/README.md's reference parameters unless overridden):
 # the bare-loop floor, then preflight on 1, 2 and 4 ranks in both sync modes.
 # Prints events/s, wall time, sync rounds per second, peak memory per rank and
 # queue bytes per pending event. Run on an otherwise idle machine.

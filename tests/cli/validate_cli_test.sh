@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `preflight validate`: exit codes 0 / 3 / 2, SPEC's JSON keys, figures that
+# `preflight validate`: exit codes 0 / 3 / 2, the JSON keys of io/cli/README.md, figures that
 # agree with published totals, and the same answer on 1 and 2 MPI ranks.
 set -uo pipefail
 preflight=$1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPEC section 6's PHOLD through the CLI on 1, 2 and 4 ranks and both sync modes:
+# models/phold/README.md's PHOLD through the CLI on 1, 2 and 4 ranks and both sync modes:
 # the committed count is within 0.1% of 16.38 million and every run commits the
 # same events in the same order (same count, same checksum).
 set -euo pipefail

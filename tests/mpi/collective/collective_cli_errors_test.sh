@@ -1,6 +1,6 @@
 #!/bin/bash
 # Bad input to `preflight collective` exits 2 with one line naming what is
-# wrong: for configuration files the file, line and key (SPEC section 2).
+# wrong: for configuration files the file, line and key (io/cli/README.md).
 # Usage: collective_cli_errors_test.sh PREFLIGHT SOURCE_ROOT
 set -uo pipefail
 preflight=$1

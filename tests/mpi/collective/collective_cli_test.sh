@@ -1,7 +1,7 @@
 #!/bin/bash
 # `preflight collective` end to end: the table is the same on 1, 2 and 4 ranks
 # with every partition strategy and both synchronisation modes, the JSON has
-# SPEC section 2's shape with nccl-tests' bus-bandwidth factors, and sizes
+# io/cli/README.md's shape with nccl-tests' bus-bandwidth factors, and sizes
 # double from --min-bytes to --max-bytes.
 # Usage: collective_cli_test.sh PREFLIGHT MPIEXEC SOURCE_ROOT
 set -euo pipefail

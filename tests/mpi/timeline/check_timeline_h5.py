@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Reads a timeline.h5 with h5py (as a user would) and checks it against SPEC
-section 5: /events field names and dtypes in order, sorted by (gpu, start_ns),
+"""Reads a timeline.h5 with h5py (as a user would) and checks it against
+io/timeline/README.md: /events field names and dtypes in order, sorted by (gpu, start_ns),
 /meta/gpu_row_offsets consistent with /events, string tables, /gpu_summary for
 every GPU, /summary attributes, /config text. Exit status 0 when all hold."""
 import json
@@ -9,7 +9,7 @@ import sys
 import h5py
 import numpy as np
 
-SPEC_EVENTS = [("gpu", "<u4"), ("stream", "u1"), ("kind", "<u2"), ("start_ns", "<i8"), ("end_ns", "<i8"),
+EXPECTED_EVENTS = [("gpu", "<u4"), ("stream", "u1"), ("kind", "<u2"), ("start_ns", "<i8"), ("end_ns", "<i8"),
                ("layer", "<i4"), ("microbatch", "<i4"), ("phase", "u1"), ("bytes", "<u8"), ("flops", "<f8"),
                ("group", "<u4")]
 
@@ -25,8 +25,8 @@ def main(path):
     with h5py.File(path, "r") as f:
         events = f["events"]
         names = list(events.dtype.names)
-        check(names == [n for n, _ in SPEC_EVENTS], f"/events fields {names}")
-        for name, dtype in SPEC_EVENTS:
+        check(names == [n for n, _ in EXPECTED_EVENTS], f"/events fields {names}")
+        for name, dtype in EXPECTED_EVENTS:
             check(events.dtype[name] == np.dtype(dtype), f"/events.{name} is {dtype}")
         check(events.chunks is not None and events.compression == "gzip" and events.shuffle,
               f"/events chunked {events.chunks}, {events.compression}, shuffle={events.shuffle}")

@@ -2,7 +2,7 @@
 """Checks on `preflight run` outputs, for run_cli_test.sh.
 
     check_run.py same DIR_A DIR_B [other-config]    reports (less simulation, version) and timelines identical
-    check_run.py timeline DIR        timeline.h5 has SPEC section 5's schema and agrees with report.json
+    check_run.py timeline DIR        timeline.h5 has io/timeline/README.md's schema and agrees with report.json
     check_run.py critical DIR        the critical path rebuilt from /events spans [0, step time]
     check_run.py oom DIR             report.json carries a filled `oom` block
     check_run.py complete DIR        timeline.h5, if present, is complete and readable

@@ -2,7 +2,7 @@
 # `preflight run` through the binary under mpiexec:
 #  - the report (less simulation/version) and the timeline's /events are
 #    identical on 1, 2 and 4 ranks, in both synchronisation modes;
-#  - timeline.h5 has SPEC section 5's schema, and the critical path rebuilt
+#  - timeline.h5 has io/timeline/README.md's schema, and the critical path rebuilt
 #    from it spans exactly the step time;
 #  - an out-of-memory plan exits 3 with the `oom` block filled;
 #  - a run stopped part-way leaves no timeline.h5 (or only a complete one);

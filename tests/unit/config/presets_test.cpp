@@ -169,7 +169,7 @@ TEST(ConfigPresets, EveryModelFormsAValidExperiment) {
   }
 }
 
-// SPEC section 3: Llama 3 405B on 16 stages (126 layers spread unevenly) over the
+// io/config/README.md (Presets): Llama 3 405B on 16 stages (126 layers spread unevenly) over the
 // Llama 3 cluster, and GPT-3 175B on Selene, must be expressible.
 TEST(ConfigPresets, SpecClustersAreExpressible) {
   testing::TempDir dir;

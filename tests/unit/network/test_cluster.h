@@ -17,7 +17,7 @@
 
 namespace pf::test {
 
-// An A100-like server (SPEC section 3's figures).
+// An A100-like server (the line rates of configs/hardware/a100-sxm-80gb.yaml).
 inline models::NodeSpec server(int gpus, int nics, double nic_gbps = 200) {
   models::NodeSpec n;
   n.gpus_per_node = gpus;

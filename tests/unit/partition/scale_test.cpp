@@ -1,6 +1,6 @@
 // Scale figures, printed rather than tightly asserted: build time and memory at
 // 1,024 and 16,384 GPUs, partition time, and each strategy's cut and balance
-// on SPEC's 128-server rail-optimized example.
+// on a 128-server rail-optimized cluster, 16 servers per leaf.
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -61,7 +61,7 @@ void build_and_print(const char* label, const models::TopologySpec& t, int expec
 TEST(PartitionScale, BuildTimeAndMemory) {
   // 128 servers, 16 per leaf, one pod: 1024 GPUs + 128 NVSwitches + 1024 NICs
   // + 8 groups x 8 rails = 64 leaves + 16 spines; cables 3 x 1024 + 64 x 16.
-  build_and_print("rail_optimized (SPEC)", topo(TopologyKind::rail_optimized, 128, 16), 1024 + 128 + 1024 + 64 + 16,
+  build_and_print("rail_optimized (io/config/README.md)", topo(TopologyKind::rail_optimized, 128, 16), 1024 + 128 + 1024 + 64 + 16,
                   2 * (3 * 1024 + 64 * 16));
   // 2048 servers: 16384 + 2048 + 16384 + 128 x 8 leaves + 16 spines;
   // cables 3 x 16384 + 1024 x 16.

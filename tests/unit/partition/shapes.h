@@ -6,7 +6,7 @@
 
 namespace pf::partition::test {
 
-// An A100-like server: figures match SPEC section 3's hardware example.
+// An A100-like server: line rates match configs/hardware/a100-sxm-80gb.yaml.
 inline models::NodeSpec node(int gpus, int nics) {
   models::NodeSpec n;
   n.gpus_per_node = gpus;

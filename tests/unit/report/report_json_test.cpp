@@ -1,4 +1,4 @@
-// The JSON report: SPEC section 4's keys in order, and the derived figures.
+// The JSON report: io/report/README.md's keys in order, and the derived figures.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -20,7 +20,7 @@ nlohmann::ordered_json sample_report() {
   return report_json(test::sample_run(), test::sample_experiment(), "0.1.0", std::string(64, 'a'));
 }
 
-// SPEC section 4, in the SPEC's order; the extensions follow every SPEC key.
+// io/report/README.md's report fields, in its order; the extensions follow every one of them.
 TEST(ReportJson, HasEverySpecKeyInSpecOrderThenExtensions) {
   const auto j = sample_report();
   const std::vector<std::string> spec = {

@@ -186,7 +186,7 @@ TEST(TimelineExport, ContentTablesAndMeta) {
     return nullptr;
   };
   ASSERT_NE(attribute("report_json"), nullptr);
-  EXPECT_EQ(std::get<std::string>(*attribute("report_json")), report.dump());  // SPEC key order kept
+  EXPECT_EQ(std::get<std::string>(*attribute("report_json")), report.dump());  // report key order (io/report/README.md) kept
   ASSERT_NE(attribute("step_time_ms"), nullptr);
   EXPECT_EQ(std::get<double>(*attribute("step_time_ms")), 1500.0);
   ASSERT_NE(attribute("memory.parameters_gb"), nullptr);

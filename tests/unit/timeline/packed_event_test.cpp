@@ -39,7 +39,7 @@ void expect_equal(const TimelineEvent& a, const TimelineEvent& b) {
 }
 
 TEST(PackedEvent, LayoutIsSpecFieldsInOrderWithoutPadding) {
-  // SPEC section 5: u32 u8 u16 i64 i64 i32 i32 u8 u64 f64 u32.
+  // io/timeline/README.md: u32 u8 u16 i64 i64 i32 i32 u8 u64 f64 u32.
   EXPECT_EQ(packed::stream, 4u);
   EXPECT_EQ(packed::kind, 5u);
   EXPECT_EQ(packed::start_ns, 7u);
