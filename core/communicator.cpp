@@ -1,5 +1,6 @@
 #include "core/communicator.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -20,6 +21,12 @@ MpiSession::~MpiSession() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
+}
+
+void MpiSession::exit_now(int exit_code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(exit_code);
 }
 
 void MpiSession::abort(int exit_code) {

@@ -19,6 +19,9 @@ class MpiSession {
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
   [[noreturn]] void abort(int exit_code);
+  // Flushes stdio and ends this process with `exit_code`, without
+  // MPI_Finalize or atexit handlers: for pf::UnrecoverableError only.
+  [[noreturn]] static void exit_now(int exit_code);
 };
 
 class Communicator {

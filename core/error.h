@@ -23,6 +23,17 @@ class ConfigError : public Error {
   explicit ConfigError(const std::string& message) : Error(message, 2) {}
 };
 
+// A failure after which a library holds state that cannot be shut down
+// cleanly: a parallel HDF5 file whose write failed midway (a full disk), whose
+// close or MPI_Finalize would hang or crash. The thrower has already cleaned
+// up what it can (removed its temporary file); main() prints the message and
+// ends the process at once (MpiSession::exit_now), skipping MPI_Finalize.
+// Every rank throws it alike.
+class UnrecoverableError : public Error {
+ public:
+  UnrecoverableError(const std::string& message, int exit_code) : Error(message, exit_code) {}
+};
+
 // The simulation itself went wrong (a model broke an engine contract).
 class SimulationError : public Error {
  public:

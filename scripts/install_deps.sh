@@ -16,6 +16,7 @@ packages=(
   libssl-dev
   libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib
+  clang libclang-rt-14-dev   # scripts/test.sh --sanitize: ASan/UBSan and libFuzzer (tests/fuzz)
 )
 
 missing=()

@@ -20,8 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "core/communicator.h"
 #include "core/error.h"
-#include "io/cli/atomic_file.h"
+#include "io/cli/output_files.h"
 #include "io/cli/collective_fit.h"
 #include "io/cli/command.h"
 #include "io/config/topology_parser.h"
@@ -172,6 +173,8 @@ void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
   if (o.data.empty() == o.nccl_tests.empty())
     throw ConfigError("calibrate: expected --data (kernel tables) or --nccl-tests (collective tables), found " +
                       std::string(o.data.empty() ? "neither" : "both"));
+  // The fit of a large table takes a while: an unwritable -o is found first.
+  run_on_root_agreed(core::Communicator::world(), [&] { probe_output_files({{o.output, "calibrate -o"}}); });
   if (!o.nccl_tests.empty()) {
     run_collective_calibration(o, config::parse_hardware(config::read_yaml_file(o.hardware, "hardware")), ctx);
     return;

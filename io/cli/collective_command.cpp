@@ -22,6 +22,7 @@
 #include "core/communicator.h"
 #include "core/error.h"
 #include "io/cli/command.h"
+#include "io/cli/output_files.h"
 #include "io/cli/progress_line.h"
 #include "io/config/cluster_loader.h"
 #include "models/collective/algorithm_choice.h"
@@ -211,16 +212,7 @@ void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, con
   j["events"] = events;
   j["wall_s"] = wall;
   j["events_per_s"] = wall > 0 ? static_cast<double>(events) / wall : 0.0;
-  // Written aside and renamed, so a file that exists is complete.
-  const std::string tmp = o.json_path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << '\n';
-    if (!out) throw ConfigError("--json: cannot write " + o.json_path);
-  }
-  std::error_code error;
-  std::filesystem::rename(tmp, o.json_path, error);
-  if (error) throw ConfigError("--json: cannot write " + o.json_path + ": " + error.message());
+  write_file_atomically(o.json_path, j.dump(2) + "\n", "--json");
 }
 
 void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
@@ -250,6 +242,7 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   }
 
   core::Communicator world = core::Communicator::world();
+  run_on_root_agreed(world, [&] { probe_output_files({{o.json_path, "--json"}}); });
   const ProgressStyle style = progress_style(ctx.is_root(), o.quiet, o.progress_every_s);
   ProgressLine progress(style, core::SimTime::infinity(), world.size(), o.progress_every_s);
   models::collective::BenchOptions options;

@@ -10,6 +10,7 @@
 #include "core/communicator.h"
 #include "core/engine.h"
 #include "io/cli/command.h"
+#include "io/cli/output_files.h"
 #include "io/cli/progress_line.h"
 #include "models/phold/phold_model.h"
 
@@ -63,6 +64,7 @@ void run_phold(const PholdOptions& o, CommandContext& ctx) {
   params.seed = o.seed;
 
   core::Communicator world = core::Communicator::world();
+  run_on_root_agreed(world, [&] { probe_output_files({{o.json_path, "--json"}}); });
   core::EngineConfig config;
   config.lookahead = params.lookahead;
   config.end = params.end;
@@ -111,9 +113,7 @@ void run_phold(const PholdOptions& o, CommandContext& ctx) {
   }
   std::fflush(stdout);
   if (!o.json_path.empty()) {
-    std::ofstream out(o.json_path);
-    out << j.dump(2) << '\n';
-    if (!out) throw ConfigError("--json: cannot write " + o.json_path);
+    write_file_atomically(o.json_path, j.dump(2) + "\n", "--json");
   }
 }
 

@@ -10,7 +10,7 @@
 
 #include "core/communicator.h"
 #include "core/error.h"
-#include "io/cli/atomic_file.h"
+#include "io/cli/output_files.h"
 #include "io/cli/command.h"
 #include "io/cli/progress_line.h"
 #include "io/config/experiment_loader.h"
@@ -53,6 +53,13 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   const std::string yaml = config::merged_yaml(tree);
   const core::Communicator world = core::Communicator::world();
 
+  // Every output is known before the simulation: find an unwritable one now,
+  // not after a long run.
+  const std::string report_path = (std::filesystem::path(e.output.dir) / "report.json").string();
+  std::vector<OutputFile> outputs{{report_path, "output.dir"}, {o.report_json, "--report-json"}};
+  if (timeline_on) outputs.push_back({(std::filesystem::path(e.output.dir) / "timeline.h5").string(), "output.dir"});
+  run_on_root_agreed(world, [&] { probe_output_files(outputs); });
+
   const models::training::TrainingWorkload work = io::experiment_workload(e);
   const timeline::GpuSelection selection = timeline_selection(e, work.parallelism);
   models::training::RunOptions options;
@@ -70,14 +77,24 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   const nlohmann::ordered_json report =
       report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
   ctx.exit_code = result.memory.oom ? 3 : 0;
-  if (ctx.is_root()) {
+  // The report files appear with the timeline or not at all: a failed
+  // timeline write leaves an earlier run's outputs as they were.
+  std::vector<StagedFile> reports;
+  run_on_root_agreed(world, [&] {
     std::fputs(report::report_text(report).c_str(), stdout);
     std::fflush(stdout);
-    write_file_atomically((std::filesystem::path(e.output.dir) / "report.json").string(), report.dump(2) + "\n",
-                    "output.dir");
-    if (!o.report_json.empty()) write_file_atomically(o.report_json, report.dump(2) + "\n", "--report-json");
+    reports.emplace_back(report_path, report.dump(2) + "\n", "output.dir");
+    if (!o.report_json.empty()) reports.emplace_back(o.report_json, report.dump(2) + "\n", "--report-json");
+  });
+  const auto publish_reports = [&] {
+    run_on_root_agreed(world, [&] {
+      for (StagedFile& f : reports) f.commit();
+    });
+  };
+  if (!timeline_on) {
+    publish_reports();
+    return;
   }
-  if (!timeline_on) return;
 
   const models::workload::RankLayout layout(work.parallelism);
   const partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
@@ -87,6 +104,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   timeline::TimelineRows rows = report::timeline_rows(std::move(result.local), layout, graph,
                                                       core::SimTime::from_seconds(result.step_time_s));
   const timeline::TimelineWriteStats stats = timeline::write_timeline(world, e.output.dir, content, rows);
+  publish_reports();
   if (ctx.is_root() && !o.quiet)
     std::fprintf(stderr, "preflight: wrote %s (%llu events, %.1f MB, %.2f s)\n", stats.path.c_str(),
                  static_cast<unsigned long long>(stats.rows), static_cast<double>(stats.file_bytes) / 1e6,

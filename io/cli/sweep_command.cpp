@@ -12,7 +12,7 @@
 
 #include "core/communicator.h"
 #include "core/error.h"
-#include "io/cli/atomic_file.h"
+#include "io/cli/output_files.h"
 #include "io/cli/command.h"
 #include "io/sweep/ranking.h"
 #include "io/sweep/sweep_output.h"
@@ -57,6 +57,8 @@ void run_sweep_command(const SweepOptions& o, CommandContext& ctx) {
   check_writable(o.csv_path, "--csv");
   check_writable(o.json_path, "--json");
 
+  run_on_root_agreed(core::Communicator::world(),
+                     [&] { probe_output_files({{o.csv_path, "--csv"}, {o.json_path, "--json"}}); });
   // Every rank checks every variant, so all agree on which ones run.
   const std::vector<sweep::PreparedVariant> prepared = sweep::prepare_variants(o.experiment, o.overrides, grid);
   const std::vector<std::string> shortened = sweep::short_keys(axes);

@@ -11,6 +11,7 @@
 #include "core/communicator.h"
 #include "core/error.h"
 #include "io/cli/command.h"
+#include "io/cli/output_files.h"
 #include "io/timeline/chrome_trace.h"
 #include "io/timeline/timeline_reader.h"
 
@@ -24,6 +25,7 @@ struct TraceOptions {
 };
 
 void export_trace(const TraceOptions& o) {
+  probe_output_files({{o.output, "-o"}});
   const timeline::TimelineReader reader(o.timeline);
   // Written next to the destination and renamed: a failed export leaves no
   // truncated trace.json that a viewer would half-load.
@@ -56,28 +58,13 @@ void export_trace(const TraceOptions& o) {
 
 // Rank 0 exports; every rank then exits with rank 0's status and message
 // (a ConfigError, so that main() prints it once).
-void run_trace(const TraceOptions& o, CommandContext& ctx) {
-  const core::Communicator world = core::Communicator::world();
-  std::string message;
-  int status = 0;
-  if (ctx.is_root()) {
-    try {
-      export_trace(o);
-    } catch (const Error& e) {
-      message = e.what();
-      status = e.exit_code();
-    }
-  }
-  status = static_cast<int>(world.max(static_cast<std::int64_t>(status)));
-  if (status == 0) return;
-  message = world.all_gather(message).front();
-  if (status == 2) throw ConfigError(message);
-  throw SimulationError(message);
+void run_trace(const TraceOptions& o) {
+  run_on_root_agreed(core::Communicator::world(), [&] { export_trace(o); });
 }
 
 }  // namespace
 
-void add_trace_command(CLI::App& app, CommandContext& ctx) {
+void add_trace_command(CLI::App& app, CommandContext& /*ctx*/) {
   auto options = std::make_shared<TraceOptions>();
   CLI::App* cmd = app.add_subcommand("trace", "convert a timeline.h5 into Chrome/Perfetto trace JSON");
   cmd->add_option("timeline", options->timeline, "timeline file written by `preflight run` (OUT/timeline.h5)")
@@ -87,7 +74,7 @@ void add_trace_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--gpus", options->request.gpus, "GPUs to export, a range list like 0-7,64-71 (default: all)");
   cmd->add_option("--start-ns", options->request.start_ns, "export events that end after this time (ns)");
   cmd->add_option("--end-ns", options->request.end_ns, "export events that start before this time (ns)");
-  cmd->callback([options, &ctx] { run_trace(*options, ctx); });
+  cmd->callback([options] { run_trace(*options); });
 }
 
 }  // namespace pf::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/cli/command.h"
+#include "io/cli/output_files.h"
 #include "io/config/experiment_loader.h"
 #include "models/memory/plan_summary.h"
 
@@ -72,9 +73,7 @@ void run_validate(const ValidateOptions& o, CommandContext& ctx) {
   if (!ctx.is_root()) return;
   print_text(experiment, summary);
   if (!o.json_path.empty()) {
-    std::ofstream out(o.json_path);
-    out << to_json(summary).dump(2) << '\n';
-    if (!out) throw ConfigError("--json: cannot write " + o.json_path);
+    write_file_atomically(o.json_path, to_json(summary).dump(2) + "\n", "--json");
   }
 }
 

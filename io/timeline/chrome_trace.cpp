@@ -9,11 +9,14 @@ namespace {
 
 constexpr const char* kStreamNames[kStreamCount] = {"compute", "comm", "p2p"};
 constexpr const char* kPhaseNames[kPhaseCount] = {"fwd", "bwd", "opt"};
+// Names and strings come from the file: bytes that are not UTF-8 are written
+// as U+FFFD instead of making nlohmann::json throw (found by tests/fuzz).
+constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
 
 std::vector<std::string> escaped(const std::vector<std::string>& names) {
   std::vector<std::string> out;
   out.reserve(names.size());
-  for (const std::string& n : names) out.push_back(nlohmann::json(n).dump());
+  for (const std::string& n : names) out.push_back(nlohmann::json(n).dump(-1, ' ', false, kReplace));
   return out;
 }
 
@@ -51,7 +54,7 @@ ChromeTraceWriter::ChromeTraceWriter(std::ostream& out, std::uint32_t gpus_per_n
                                      const nlohmann::json& other_data)
     : out_(out), gpus_per_node_(gpus_per_node == 0 ? 1 : gpus_per_node), kind_json_(escaped(kinds)),
       group_json_(escaped(groups)) {
-  out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":" << other_data.dump() << ",\"traceEvents\":[\n";
+  out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":" << other_data.dump(-1, ' ', false, kReplace) << ",\"traceEvents\":[\n";
 }
 
 void ChromeTraceWriter::separator() {
@@ -64,7 +67,7 @@ void ChromeTraceWriter::metadata(const char* name, std::uint32_t pid, const std:
   nlohmann::json m = {{"ph", "M"}, {"name", name}, {"pid", pid}, {"args", args}};
   if (tid) m["tid"] = *tid;
   separator();
-  out_ << m.dump();
+  out_ << m.dump(-1, ' ', false, kReplace);
 }
 
 void ChromeTraceWriter::declare_gpu(std::uint32_t gpu) {

@@ -26,7 +26,9 @@ class CollectiveSteps {
   void run(std::string_view name, const std::function<void()>& work);
 
  private:
-  [[noreturn]] void rethrow_agreed(std::int64_t first_failed, const std::string& message, int exit_code) const;
+  // An HDF5 call failing on any rank makes it an Hdf5CallError everywhere.
+  [[noreturn]] void rethrow_agreed(std::int64_t first_failed, const std::string& message, int exit_code,
+                                   bool hdf5_failed) const;
   const core::Communicator& comm_;
   Hook after_step_;
 };

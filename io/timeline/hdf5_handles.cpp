@@ -37,12 +37,12 @@ std::string error_text() {
 }
 
 Handle checked(hid_t id, Handle::Closer closer, const std::string& what) {
-  if (id < 0) throw TimelineOutputError(what + ": " + error_text());
+  if (id < 0) throw Hdf5CallError(what + ": " + error_text());
   return Handle(id, closer);
 }
 
 void check(herr_t status, const std::string& what) {
-  if (status < 0) throw TimelineOutputError(what + ": " + error_text());
+  if (status < 0) throw Hdf5CallError(what + ": " + error_text());
 }
 
 }  // namespace pf::timeline::h5

@@ -34,6 +34,9 @@ class Handle {
   operator hid_t() const { return id_; }  // NOLINT: handles are passed straight to the C API
   // Closes now and reports failure (a destructor cannot): H5Fclose flushes.
   herr_t close();
+  // Gives the identifier up without closing it: for a file whose write
+  // failed inside HDF5, which closing would hang (timeline_writer.cpp).
+  void abandon() { id_ = H5I_INVALID_HID; }
 
  private:
   void reset();
@@ -49,7 +52,7 @@ void silence_errors();
 // ..., errno = 2, error message = 'No such file or directory'").
 std::string error_text();
 
-// `id` if it is valid, else throws TimelineOutputError("<what>: <error_text()>").
+// `id` if it is valid, else throws Hdf5CallError("<what>: <error_text()>").
 Handle checked(hid_t id, Handle::Closer closer, const std::string& what);
 void check(herr_t status, const std::string& what);
 

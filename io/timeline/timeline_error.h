@@ -17,6 +17,13 @@ class TimelineOutputError : public ConfigError {
   explicit TimelineOutputError(const std::string& message) : ConfigError(message) {}
 };
 
+// An HDF5 call failed (h5::check, h5::checked). For the writer this means
+// the library's state may be inconsistent across ranks (timeline_writer.cpp).
+class Hdf5CallError : public TimelineOutputError {
+ public:
+  explicit Hdf5CallError(const std::string& message) : TimelineOutputError(message) {}
+};
+
 // A file given to a reader is missing, not HDF5, or not a preflight timeline.
 class TimelineFormatError : public ConfigError {
  public:

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "io/timeline/collective_step.h"
 #include "io/timeline/content_checks.h"
+#include "io/timeline/disk_space.h"
 #include "io/timeline/event_layout.h"
 #include "io/timeline/events_dataset.h"
 #include "io/timeline/packed_event.h"
@@ -28,8 +29,9 @@ struct Paths {
   fs::path temp_path;
 };
 
-// Rank 0 only: the directory exists, and neither a stale timeline from an
-// earlier run nor a leftover temporary file can be mistaken for this run's.
+// Rank 0 only: the directory exists, and no leftover temporary file of a
+// killed run is in the way. A complete timeline.h5 of an earlier run stays
+// until this one replaces it: a write that fails leaves it untouched.
 void prepare_directory(const Paths& paths) {
   const fs::path dir = paths.final_path.parent_path().empty() ? fs::path(".") : paths.final_path.parent_path();
   std::error_code ec;
@@ -37,10 +39,8 @@ void prepare_directory(const Paths& paths) {
   if (ec || !fs::is_directory(dir))
     throw TimelineOutputError("cannot create output directory " + dir.string() + ": " +
                               (ec ? ec.message() : "a file of that name exists"));
-  for (const fs::path& p : {paths.final_path, paths.temp_path}) {
-    fs::remove(p, ec);
-    if (ec) throw TimelineOutputError("cannot remove the old " + p.string() + ": " + ec.message());
-  }
+  fs::remove(paths.temp_path, ec);
+  if (ec) throw TimelineOutputError("cannot remove the old " + paths.temp_path.string() + ": " + ec.message());
 }
 
 // Every GPU is simulated by one rank, so the global count of each GPU this
@@ -130,8 +130,37 @@ class Writer {
       sort_unique(summary, [](const GpuSummaryRow& r) { return r.gpu; }, "/gpu_summary");
     });
 
+    // A write that fails midway cannot be undone by parallel HDF5 (disk_space.h):
+    // make sure the space is there, and the file's own, before writing.
+    const std::uint64_t bound = timeline_size_bound(content_, offsets.back(), link_rows, summary_rows, options_.chunk_rows);
+    steps_.run("space", [&] {
+      if (root_ && options_.guard_space)
+        reserved_bytes_ = reservation_for(paths_.final_path.parent_path(), paths_.final_path, bound);
+    });
     h5::Handle file;
     steps_.run("create", [&] { file = h5::create_parallel_file(comm_, paths_.temp_path.string()); });
+    try {
+      fill_file(file, offsets, packed_rows, runs, link_rows, summary_rows, links, summary, shared_rows);
+    } catch (const Hdf5CallError&) {
+      // HDF5 failed with the file open: its ranks may disagree on what is
+      // written, and closing would hang or crash (disk_space.h). Let it go.
+      file.abandon();
+      file_abandoned_ = true;
+      throw;
+    }
+    return offsets.back();
+  }
+
+  bool file_abandoned() const { return file_abandoned_; }
+
+ private:
+  void fill_file(h5::Handle& file, const std::vector<std::uint64_t>& offsets, const std::byte* packed_rows,
+                 const std::vector<RowRun>& runs, std::uint64_t link_rows, std::uint64_t summary_rows,
+                 const std::vector<LinkRow>& links, const std::vector<GpuSummaryRow>& summary,
+                 std::vector<std::byte>& shared_rows) {
+    steps_.run("reserve", [&] {
+      if (root_ && reserved_bytes_ > 0) reserve_space(paths_.temp_path, reserved_bytes_);
+    });
     steps_.run("meta", [&] { h5::write_meta(file, content_, comm_.size(), offsets, root_); });
     h5::EventStorage storage;
     storage.chunk_rows = std::max<std::uint64_t>(1, options_.chunk_rows);
@@ -147,14 +176,16 @@ class Writer {
     steps_.run("summary", [&] { h5::write_summary(file, content_.summary); });
     steps_.run("config", [&] { h5::write_config(file, content_.config_yaml, root_); });
     steps_.run("close", [&] { h5::check(file.close(), "cannot close " + paths_.temp_path.string()); });
-    return offsets.back();
   }
 
+ public:
   // After every rank has closed the file: the rename makes it visible.
   std::uint64_t publish() {
     std::uint64_t bytes = 0;
     steps_.run("publish", [&] {
       if (!root_) return;
+      if (reserved_bytes_ > 0) release_reserved_space(paths_.temp_path, reserved_bytes_);
+      check_fully_written(paths_.temp_path);
       std::error_code ec;
       fs::rename(paths_.temp_path, paths_.final_path, ec);
       if (ec) throw TimelineOutputError("cannot rename " + paths_.temp_path.string() + " to " +
@@ -172,6 +203,8 @@ class Writer {
   const TimelineWriteOptions& options_;
   CollectiveSteps steps_;
   bool root_;
+  std::uint64_t reserved_bytes_ = 0;
+  bool file_abandoned_ = false;
 };
 
 }  // namespace
@@ -192,13 +225,20 @@ TimelineWriteStats write_timeline(const core::Communicator& comm, const std::str
     stats.rows = writer.write();
     stats.file_bytes = writer.publish();
   } catch (...) {
-    // Every rank is here (the steps agree) and has closed the file.
+    // Every rank is here (the steps agree) and has closed the file, or, when
+    // HDF5 itself failed with the file open, abandoned it.
     rows.events = {};
     comm.barrier();
     if (comm.rank() == 0) {
       std::error_code ec;
       fs::remove(paths.temp_path, ec);
-      fs::remove(paths.final_path, ec);
+    }
+    if (writer.file_abandoned()) {
+      try {
+        throw;
+      } catch (const Error& e) {
+        throw UnrecoverableError(e.what() + free_space_note(paths.final_path.parent_path()), e.exit_code());
+      }
     }
     throw;
   }

@@ -2,8 +2,9 @@
 // in the rows of the GPUs and links it simulated and the writer produces one
 // file, DIR/timeline.h5, with collective I/O. The file appears only when it is
 // complete: it is written as timeline.h5.tmp and renamed by rank 0 after every
-// rank has closed it; on any failure the temporary file is removed and no
-// timeline.h5 is left behind (a killed run leaves only the .tmp).
+// rank has closed it; on any failure the temporary file is removed and an
+// earlier run's timeline.h5 is left as it was (a killed run leaves only the
+// .tmp, which the next write removes).
 #pragma once
 
 #include <cstdint>
@@ -24,11 +25,14 @@ struct TimelineWriteOptions {
   std::uint64_t chunk_rows = 1 << 16;  // /events rows per chunk (>= 1)
   int deflate_level = 1;               // 0-9
   // Called on every rank after each step ("check", "prepare", "sort",
-  // "layout", "gather", "create", "meta", "events", "tables", "summary",
+  // "layout", "gather", "space", "create", "reserve", "meta", "events", "tables", "summary",
   // "config", "close", "publish"); an exception from it fails the write like
   // any other error.
   // For progress output, and for tests that make a write fail midway.
   std::function<void(std::string_view step)> after_step;
+  // The free-space check and the disk reservation (disk_space.h). Off only
+  // in tests of what happens when a write fails inside HDF5 all the same.
+  bool guard_space = true;
 };
 
 struct TimelineWriteStats {

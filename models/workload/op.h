@@ -115,19 +115,24 @@ bool quantizes_input(OpKind kind);
 struct GemmShape {
   std::int64_t M = 0, N = 0, K = 0;  // C[M,N] = A[M,K] * B[K,N]
   std::int64_t batch = 1;            // independent GEMMs of this shape in one kernel
+  bool operator==(const GemmShape&) const = default;
 };
 struct AttentionShape {
   std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head_dim = 0;  // heads per GPU
   bool causal = true;
+  bool operator==(const AttentionShape&) const = default;
 };
 struct RowsShape {
   std::int64_t rows = 0, dim = 0;  // norms and elementwise ops over rows x dim
   bool eager_pass = false;         // one kernel of an eager decomposition: priced from its flops and bytes
+  bool operator==(const RowsShape&) const = default;
 };
 struct OpShape {
   GemmShape gemm;
   AttentionShape attention;
   RowsShape rows;
+  // Field by field: the structs have padding, which memcmp would compare.
+  bool operator==(const OpShape&) const = default;
 };
 
 inline constexpr std::uint32_t kNoOp = 0xffffffffu;

@@ -3,8 +3,11 @@
 // timeline.h5 is left in the directory, not even one from an earlier run.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "core/communicator.h"
@@ -51,7 +54,12 @@ void expect_everywhere(const core::Communicator& world, const Outcome& o, int ex
   for (const auto& m : messages) EXPECT_EQ(m, messages.front());
 }
 
-TEST(TimelineFailure, AWriterFailingMidwayLeavesNoTimeline) {
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(TimelineFailure, AWriterFailingMidwayLeavesTheEarlierTimelineAsItWas) {
   const core::Communicator world = core::Communicator::world();
   const MpiTempDir dir(world);
   const SyntheticShape shape;
@@ -60,6 +68,7 @@ TEST(TimelineFailure, AWriterFailingMidwayLeavesNoTimeline) {
     TimelineRows rows = synthetic_rows(shape, content, world.rank(), world.size());
     write_timeline(world, dir.path(), content, rows);  // a complete file from an "earlier run"
   }
+  const std::string earlier = world.rank() == 0 ? file_bytes(dir.path() + "/timeline.h5") : "";
   for (const char* step : {"create", "events", "summary", "close"}) {
     TimelineRows rows = synthetic_rows(shape, content, world.rank(), world.size());
     TimelineWriteOptions options;
@@ -70,8 +79,30 @@ TEST(TimelineFailure, AWriterFailingMidwayLeavesNoTimeline) {
     const Outcome o = attempt([&] { write_timeline(world, dir.path(), content, rows, options); });
     expect_everywhere(world, o, 1, "injected failure");
     EXPECT_TRUE(rows.events.empty());
-    expect_no_timeline(world, dir.path());
+    world.barrier();
+    if (world.rank() == 0) {
+      EXPECT_FALSE(fs::exists(dir.path() + "/timeline.h5.tmp")) << step;
+      EXPECT_EQ(file_bytes(dir.path() + "/timeline.h5"), earlier) << "after a failure at " << step;
+    }
   }
+}
+
+// The disk reservation (io/timeline/disk_space.h) is given back: the file
+// occupies about its size, not the uncompressed bound it reserved.
+TEST(TimelineFailure, TheDiskReservationIsReleasedAfterTheWrite) {
+  const core::Communicator world = core::Communicator::world();
+  const MpiTempDir dir(world);
+  const SyntheticShape shape;
+  const TimelineContent content = synthetic_content(shape, world.size());
+  TimelineRows rows = synthetic_rows(shape, content, world.rank(), world.size());
+  const std::uint64_t events = world.sum(rows.events.size());
+  const TimelineWriteStats stats = write_timeline(world, dir.path(), content, rows);
+  EXPECT_EQ(stats.rows, events);
+  if (world.rank() != 0) return;
+  struct stat st {};
+  ASSERT_EQ(::stat(stats.path.c_str(), &st), 0);
+  const auto allocated = static_cast<std::uint64_t>(st.st_blocks) * 512;
+  EXPECT_LE(allocated, static_cast<std::uint64_t>(st.st_size) + (64u << 10)) << "reserved space kept past the end";
 }
 
 TEST(TimelineFailure, AnEventOnAnotherRanksGpuIsRefusedEverywhere) {

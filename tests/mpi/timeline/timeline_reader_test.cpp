@@ -28,7 +28,7 @@ class TimelineRead : public ::testing::Test {
   }
   const core::Communicator world_ = core::Communicator::world();
   const MpiTempDir dir_{world_};
-  const SyntheticShape shape_;
+  const SyntheticShape shape_{};
 };
 
 bool equal(const TimelineEvent& a, const TimelineEvent& b) {

@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   app.add_option("--chunk-rows", options.chunk_rows, "/events chunk size in rows")->capture_default_str();
   app.add_option("--deflate", options.deflate_level, "zlib level 0-9")->capture_default_str();
   app.add_option("--die-at", die_at, "kill the process on the last rank after this write step");
+  bool no_guard = false;
+  app.add_flag("--no-space-guard", no_guard, "skip the free-space check and disk reservation (failure tests)");
   bool steps = false;
   app.add_flag("--steps", steps, "print the time of each write step (rank 0)");
   try {
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return world.rank() == 0 ? app.exit(e) : 2;
   }
+  options.guard_space = !no_guard;
   auto last = std::chrono::steady_clock::now();
   options.after_step = [&](std::string_view step) {
     if (step == die_at && world.rank() == world.size() - 1) std::_Exit(9);  // like a SIGKILL: no cleanup runs
@@ -56,6 +59,9 @@ int main(int argc, char** argv) {
                   stats.rows ? static_cast<double>(stats.file_bytes) / static_cast<double>(stats.rows) : 0.0,
                   stats.wall_s, stats.wall_s > 0 ? static_cast<double>(stats.rows) / stats.wall_s : 0.0);
     }
+  } catch (const pf::UnrecoverableError& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "timeline_synthetic_writer: %s\n", e.what());
+    pf::core::MpiSession::exit_now(e.exit_code());
   } catch (const pf::Error& e) {
     if (world.rank() == 0) std::fprintf(stderr, "timeline_synthetic_writer: %s\n", e.what());
     return e.exit_code();

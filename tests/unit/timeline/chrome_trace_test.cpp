@@ -83,6 +83,25 @@ TEST(ChromeTrace, ExactMicrosecondsForSmallAndZeroTimes) {
   EXPECT_EQ(ts, (std::vector<std::string>{"0.007/0.0", "1.0/1.005"}));
 }
 
+// Found by tests/fuzz (regression/fuzz_timeline/invalid-utf8-in-a-name.h5):
+// a kind name that is not UTF-8 made nlohmann::json throw out of the export.
+TEST(ChromeTrace, NamesThatAreNotUtf8BecomeReplacementCharacters) {
+  std::ostringstream out;
+  ChromeTraceWriter w(out, 8, {"ge\x89mm"}, {"t\xffp"}, {{"k", "v\xfe"}});
+  w.declare_gpu(0);
+  TimelineEvent e{};
+  e.kind = 0;
+  e.group = 0;
+  e.end_ns = 1000;
+  w.add(e);
+  w.finish();
+  const auto doc = nlohmann::json::parse(out.str());
+  const std::string replaced = "ge\xef\xbf\xbdmm";  // U+FFFD in UTF-8
+  bool found = false;
+  for (const auto& ev : doc["traceEvents"]) found = found || (ev.contains("name") && ev["name"] == replaced);
+  EXPECT_TRUE(found) << out.str();
+}
+
 TEST(ChromeTrace, EmptyTraceIsValidJson) {
   const auto doc = write({}, 8);
   EXPECT_TRUE(doc["traceEvents"].is_array());

@@ -123,7 +123,7 @@ bool same(const Op& a, const Op& b) {
   return a.id == b.id && a.kind == b.kind && a.phase == b.phase && a.stream == b.stream &&
          a.recompute == b.recompute && a.layer == b.layer && a.microbatch == b.microbatch && a.chunk == b.chunk &&
          a.flops == b.flops && a.bytes == b.bytes && a.group == b.group && a.seq == b.seq && a.peer == b.peer &&
-         std::memcmp(&a.shape, &b.shape, sizeof a.shape) == 0 && a.dep_count == b.dep_count && a.deps == b.deps;
+         a.shape == b.shape && a.dep_count == b.dep_count && a.deps == b.deps;
 }
 
 // A pure function of the configuration: separately built plans, GPUs visited

@@ -1,0 +1,114 @@
+#include "io/cli/output_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "core/error.h"
+
+namespace pf::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void cannot_write(const std::string& what, const std::string& path, const std::string& cause) {
+  throw ConfigError(what + ": cannot write " + path + ": " + cause);
+}
+
+void create_parent(const std::string& path, const std::string& what) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) cannot_write(what, path, "cannot create " + parent.string() + " (" + ec.message() + ")");
+  if (!fs::is_directory(parent, ec)) cannot_write(what, path, parent.string() + " is not a directory");
+}
+
+// Writes and closes; the cause of a failure, or "" (the stream's errno).
+std::string write_whole(const std::string& path, const std::string& text) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return std::strerror(errno ? errno : EIO);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.flush();
+  const int write_errno = errno;
+  out.close();  // the last buffered bytes reach the file system here
+  if (!out) return std::strerror(write_errno ? write_errno : errno ? errno : EIO);
+  return "";
+}
+
+}  // namespace
+
+StagedFile::StagedFile(std::string path, const std::string& text, std::string what)
+    : path_(std::move(path)), what_(std::move(what)) {
+  create_parent(path_, what_);
+  const std::string tmp = path_ + ".tmp";
+  if (const std::string cause = write_whole(tmp, text); !cause.empty()) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    cannot_write(what_, path_, cause);
+  }
+  pending_ = true;
+}
+
+StagedFile::StagedFile(StagedFile&& other) noexcept
+    : path_(std::move(other.path_)), what_(std::move(other.what_)), pending_(std::exchange(other.pending_, false)) {}
+
+StagedFile::~StagedFile() {
+  if (!pending_) return;
+  std::error_code ec;
+  fs::remove(path_ + ".tmp", ec);
+}
+
+void StagedFile::commit() {
+  if (!pending_) return;
+  std::error_code ec;
+  fs::rename(path_ + ".tmp", path_, ec);
+  if (ec) cannot_write(what_, path_, ec.message());  // the destructor removes PATH.tmp
+  pending_ = false;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text, const char* what) {
+  StagedFile(path, text, what).commit();
+}
+
+void probe_output_files(const std::vector<OutputFile>& files) {
+  for (const OutputFile& f : files) {
+    if (f.path.empty()) continue;
+    create_parent(f.path, f.what);
+    std::error_code ec;
+    if (fs::is_directory(f.path, ec)) cannot_write(f.what, f.path, "it is a directory");
+    const std::string tmp = f.path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) cannot_write(f.what, f.path, std::strerror(errno));
+    ::close(fd);
+    fs::remove(tmp, ec);
+  }
+}
+
+void run_on_root_agreed(const core::Communicator& world, const std::function<void()>& work) {
+  std::string message;
+  int status = 0;
+  if (world.rank() == 0) {
+    try {
+      work();
+    } catch (const Error& e) {
+      message = e.what();
+      status = e.exit_code() == 0 ? 1 : e.exit_code();
+    }
+  }
+  status = static_cast<int>(world.max(static_cast<std::int64_t>(status)));
+  if (status == 0) return;
+  message = world.all_gather(message).front();
+  if (status == 2) throw ConfigError(message);
+  throw SimulationError(message);
+}
+
+}  // namespace pf::cli

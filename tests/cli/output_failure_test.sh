@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Output failures (issue: never hang, never leave output that looks complete):
+#   * a full disk while the timeline is written: every rank exits non-zero
+#     within seconds with one error line, leaves no *.tmp, and the earlier
+#     run's complete report.json and timeline.h5 are left byte for byte;
+#   * the same when HDF5 itself fails midway (the synthetic writer without its
+#     space guard): the writer abandons the file instead of hanging in close;
+#   * an unwritable output is refused before the simulation starts.
+# The full disk is a small tmpfs; where mounting one is not permitted the
+# disk-full cases are skipped (exit 77) after the unwritable-output checks.
+# usage: output_failure_test.sh PREFLIGHT MPIEXEC SYNTHETIC_WRITER EXAMPLE WORK_DIR
+set -uo pipefail
+preflight=$1 mpiexec=$2 writer=$3 example=$4 work=$5
+mpi=("$mpiexec" --oversubscribe --allow-run-as-root)
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+
+rm -rf "$work"
+mkdir -p "$work"
+
+# --- an unwritable output is found before simulating ---------------------
+check_refused() {  # LABEL ARGS...
+  local label=$1 log="$work/unwritable.log"
+  shift
+  timeout 60 "$preflight" run "$example" "$@" >"$log" 2>&1
+  local status=$?
+  if [[ $status -ne 2 ]]; then
+    fail "unwritable $label: exit $status, expected 2: $(tail -1 "$log")"
+  elif grep -q "step time" "$log"; then
+    fail "unwritable $label: the simulation ran before the output was checked"
+  elif [[ $(grep -c "^preflight: error:" "$log") -ne 1 ]]; then
+    fail "unwritable $label: expected one error line: $(cat "$log")"
+  else
+    ok "unwritable $label: refused before simulating: $(grep "^preflight: error:" "$log")"
+  fi
+}
+check_refused "output.dir" --out /proc/preflight-x
+check_refused "--report-json" --out "$work/fine" --report-json /proc/preflight-y.json
+check_refused "--report-json DIR" --out "$work/fine" --report-json "$work"
+
+# --- a full disk -----------------------------------------------------------
+tiny="$work/tiny"
+mkdir -p "$tiny"
+if ! mount -t tmpfs -o size=2m tmpfs "$tiny" 2>/dev/null; then
+  echo "skip: cannot mount a small tmpfs here (needs root and CAP_SYS_ADMIN): disk-full cases not run"
+  exit $((failures > 0 ? 1 : 77))
+fi
+trap 'umount "$tiny" 2>/dev/null' EXIT
+
+# An earlier, complete run's outputs (the timeline of one GPU: 0.2 MB).
+out="$tiny/out"
+"$preflight" run "$example" --set output.timeline_gpus=0 --out "$out" --quiet >/dev/null 2>&1 \
+  || fail "the earlier run did not write its outputs"
+before=$(cd "$out" && sha256sum report.json timeline.h5)
+
+check_failed_run() {  # LABEL STATUS LOG
+  local label=$1 status=$2 log=$3
+  if [[ $status -eq 124 || $status -eq 137 ]]; then
+    fail "$label: hung (killed after 60 s)"
+  elif [[ $status -eq 0 ]]; then
+    fail "$label: exit 0 on a full disk"
+  elif ! grep -qE "^(preflight: error|timeline_synthetic_writer):" "$log"; then
+    fail "$label: no error line: $(tail -3 "$log")"
+  elif ls "$out" | grep -q '\.tmp$'; then
+    fail "$label: left $(ls "$out" | grep '\.tmp$')"
+  elif [[ $(cd "$out" && sha256sum report.json timeline.h5) != "$before" ]]; then
+    fail "$label: the earlier run's report.json/timeline.h5 changed"
+  else
+    ok "$label: exit $status, $(grep -m1 -E "^(preflight: error|timeline_synthetic_writer):" "$log")"
+  fi
+}
+
+for n in 1 2 4; do
+  log="$work/full-np$n.log"
+  timeout 60 "${mpi[@]}" -n "$n" "$preflight" run "$example" --out "$out" >"$log" 2>&1
+  check_failed_run "preflight run, full disk, $n ranks" $? "$log"
+  log="$work/abandon-np$n.log"
+  timeout 60 "${mpi[@]}" -n "$n" "$writer" "$out" --gpus 64 --layers 48 --microbatches 200 --no-space-guard >"$log" 2>&1
+  check_failed_run "HDF5 failing midway, $n ranks" $? "$log"
+done
+exit $((failures > 0))
