@@ -153,6 +153,22 @@ class Writer {
 
   bool file_abandoned() const { return file_abandoned_; }
 
+  // After every rank has closed the file: the rename makes it visible.
+  std::uint64_t publish() {
+    std::uint64_t bytes = 0;
+    steps_.run("publish", [&] {
+      if (!root_) return;
+      if (reserved_bytes_ > 0) release_reserved_space(paths_.temp_path, reserved_bytes_);
+      check_fully_written(paths_.temp_path);
+      std::error_code ec;
+      fs::rename(paths_.temp_path, paths_.final_path, ec);
+      if (ec) throw TimelineOutputError("cannot rename " + paths_.temp_path.string() + " to " +
+                                        paths_.final_path.string() + ": " + ec.message());
+      bytes = fs::file_size(paths_.final_path, ec);
+    });
+    return static_cast<std::uint64_t>(comm_.max(static_cast<std::int64_t>(bytes)));
+  }
+
  private:
   void fill_file(h5::Handle& file, const std::vector<std::uint64_t>& offsets, const std::byte* packed_rows,
                  const std::vector<RowRun>& runs, std::uint64_t link_rows, std::uint64_t summary_rows,
@@ -178,24 +194,6 @@ class Writer {
     steps_.run("close", [&] { h5::check(file.close(), "cannot close " + paths_.temp_path.string()); });
   }
 
- public:
-  // After every rank has closed the file: the rename makes it visible.
-  std::uint64_t publish() {
-    std::uint64_t bytes = 0;
-    steps_.run("publish", [&] {
-      if (!root_) return;
-      if (reserved_bytes_ > 0) release_reserved_space(paths_.temp_path, reserved_bytes_);
-      check_fully_written(paths_.temp_path);
-      std::error_code ec;
-      fs::rename(paths_.temp_path, paths_.final_path, ec);
-      if (ec) throw TimelineOutputError("cannot rename " + paths_.temp_path.string() + " to " +
-                                        paths_.final_path.string() + ": " + ec.message());
-      bytes = fs::file_size(paths_.final_path, ec);
-    });
-    return static_cast<std::uint64_t>(comm_.max(static_cast<std::int64_t>(bytes)));
-  }
-
- private:
   const core::Communicator& comm_;
   const Paths& paths_;
   const TimelineContent& content_;
