@@ -79,6 +79,7 @@ struct Link {
   double bandwidth_Bps = 0;  // bytes per second, this direction
   core::SimTime latency;
   LinkClass cls = LinkClass::gpu_to_nvswitch;
+  bool failed = false;       // a fault took it down: routes avoid it (cluster_faults.h)
 };
 
 class ClusterGraph {
@@ -137,6 +138,15 @@ class ClusterGraph {
   LinkId spine_core_link(int spine, int c) const { return spine_core_base_ + 2 * (spine * shape_.spine_uplinks + c); }
   static constexpr LinkId reverse(LinkId l) { return l ^ 1; }
 
+  // Faults (cluster_faults.h) change links after construction; both views
+  // change together.
+  void set_link_figures(LinkId l, double bandwidth_Bps, core::SimTime latency);
+  void fail_link(LinkId l);
+  bool has_failed_links() const { return failed_links_ > 0; }
+  bool link_failed(LinkId l) const { return links_[static_cast<std::size_t>(l)].failed; }
+  // The directed link from src to dst, kNoLink if the two are not cabled.
+  LinkId find_link(VertexId src, VertexId dst) const;
+
   // Bytes held by the flat arrays and the Boost graph (an estimate for the latter).
   std::size_t memory_bytes() const;
 
@@ -147,6 +157,7 @@ class ClusterGraph {
   void add_cable(VertexId lower, VertexId upper, double bandwidth_Bps, core::SimTime up_latency,
                  core::SimTime down_latency, LinkClass up_class);
   void index_out_links();
+  void sync_bundle(LinkId l);
 
   ClusterShape shape_;
   std::array<VertexId, kVertexKinds + 1> kind_first_{};
@@ -154,6 +165,7 @@ class ClusterGraph {
   std::vector<Link> links_;
   std::vector<std::int32_t> out_offset_;
   std::vector<LinkId> out_links_;
+  int failed_links_ = 0;
   LinkId nvlink_base_ = 0, attach_base_ = 0, nic_leaf_base_ = 0, leaf_spine_base_ = 0, spine_core_base_ = 0;
   std::unique_ptr<Graph> graph_;
 };

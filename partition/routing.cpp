@@ -1,5 +1,6 @@
 #include "partition/routing.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace pf::partition {
@@ -33,6 +34,52 @@ UplinkChoice destination_choice(const ClusterGraph& g, int dst_gpu) {
   return c;
 }
 
+// With failed links: whether the branch's links above the source leaf are up
+// (the fixed GPU, NIC and leaf-downlink hops are checked when the faults are
+// applied, cluster_faults.h).
+bool branch_up(const ClusterGraph& g, int sl, int dl, UplinkChoice c) {
+  if (g.link_failed(g.leaf_spine_link(sl, c.spine))) return false;
+  if (g.link_failed(ClusterGraph::reverse(g.leaf_spine_link(dl, c.spine)))) return false;
+  const int sp = g.pod_of_leaf(sl);
+  const int dp = g.pod_of_leaf(dl);
+  if (sp == dp) return true;
+  return !g.link_failed(g.spine_core_link(g.spine_of(sp, c.spine), c.core)) &&
+         !g.link_failed(ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, c.spine), c.core)));
+}
+
+// The n-th equal-cost branch, spine-major (cores vary fastest).
+UplinkChoice branch(const ClusterShape& s, int n, bool cross_pod) {
+  const int cores = cross_pod ? std::max(1, s.spine_uplinks) : 1;
+  return UplinkChoice{n / cores, cross_pod ? n % cores : 0};
+}
+
+// Routing around failed links. ECMP hashes over the surviving equal-cost
+// branches only: rejection sampling (rehash until the branch is up) keeps the
+// choice uniform among survivors and leaves every flow whose first choice
+// survives where it was. single_path (D-mod-k) moves to the next surviving
+// branch in order, as a subnet manager re-sweeping its tables does.
+UplinkChoice surviving_choice(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t h, UplinkChoice first) {
+  const int sl = g.leaf_of_nic(g.nic_of_gpu(src_gpu));
+  const int dl = g.leaf_of_nic(g.nic_of_gpu(dst_gpu));
+  if (sl == dl || branch_up(g, sl, dl, first)) return first;
+  const ClusterShape& s = g.shape();
+  const bool cross = g.pod_of_leaf(sl) != g.pod_of_leaf(dl);
+  const int branches = s.spines_per_pod * (cross ? std::max(1, s.spine_uplinks) : 1);
+  if (s.routing != models::Routing::single_path) {
+    for (int tries = 0; tries < 64; ++tries) {
+      h = mix64(h);
+      const UplinkChoice c = branch(s, scale(h >> 32, branches), cross);
+      if (branch_up(g, sl, dl, c)) return c;
+    }
+  }
+  const int start = first.spine * (cross ? std::max(1, s.spine_uplinks) : 1) + first.core;
+  for (int i = 1; i < branches; ++i) {
+    const UplinkChoice c = branch(s, (start + i) % branches, cross);
+    if (branch_up(g, sl, dl, c)) return c;
+  }
+  return first;  // disconnected: apply_faults refuses such a fabric before any route is asked for
+}
+
 }  // namespace
 
 std::uint64_t ecmp_hash(int src_gpu, int dst_gpu, std::uint64_t flow) {
@@ -52,12 +99,16 @@ int equal_cost_paths(const ClusterGraph& g, int src_gpu, int dst_gpu) {
 
 UplinkChoice choose_uplinks(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t flow) {
   const ClusterShape& s = g.shape();
-  if (s.routing == models::Routing::single_path) return destination_choice(g, dst_gpu);
   const std::uint64_t h = ecmp_hash(src_gpu, dst_gpu, flow);
   UplinkChoice c;
-  if (s.spines_per_pod > 0) c.spine = scale(h >> 32, s.spines_per_pod);
-  if (s.spine_uplinks > 0) c.core = scale(h & 0xffffffffULL, s.spine_uplinks);
-  return c;
+  if (s.routing == models::Routing::single_path) {
+    c = destination_choice(g, dst_gpu);
+  } else {
+    if (s.spines_per_pod > 0) c.spine = scale(h >> 32, s.spines_per_pod);
+    if (s.spine_uplinks > 0) c.core = scale(h & 0xffffffffULL, s.spine_uplinks);
+  }
+  if (!g.has_failed_links() || s.spines_per_pod == 0 || g.node_of_gpu(src_gpu) == g.node_of_gpu(dst_gpu)) return c;
+  return surviving_choice(g, src_gpu, dst_gpu, h, c);
 }
 
 void route_via(const ClusterGraph& g, int src_gpu, int dst_gpu, UplinkChoice choice, Path& out) {

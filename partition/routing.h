@@ -13,6 +13,11 @@
 // InfiniBand's fat-tree routing does): the destination's port number on its
 // leaf selects the spine, so distinct destinations under a leaf spread over
 // distinct spines.
+//
+// Failed links (cluster_faults.h): ECMP hashes over the surviving branches
+// only (a flow whose branch survives keeps it); single_path moves to the next
+// surviving branch. The fabric is checked to be connected when the faults
+// are applied, so every pair of GPUs keeps at least one path.
 #pragma once
 
 #include <array>

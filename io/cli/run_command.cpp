@@ -14,6 +14,7 @@
 #include "io/cli/command.h"
 #include "io/cli/progress_line.h"
 #include "io/config/experiment_loader.h"
+#include "io/report/fault_report.h"
 #include "io/report/report_json.h"
 #include "io/report/report_text.h"
 #include "io/report/sha256.h"
@@ -23,6 +24,7 @@
 #include "io/timeline/timeline_writer.h"
 #include "models/training/training_run.h"
 #include "models/workload/rank_layout.h"
+#include "partition/cluster_faults.h"
 #include "partition/cluster_graph.h"
 #include "partition/partition.h"
 
@@ -35,6 +37,7 @@ struct RunCommandOptions {
   std::string out_dir;
   std::string report_json;
   bool no_timeline = false;
+  bool baseline = false;
   bool quiet = false;
   double progress_every_s = 0;
 };
@@ -45,10 +48,28 @@ timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e, const
 }
 
 
+// The same experiment without its faults, for the report's fault_baseline
+// (the workload's programs do not depend on faults, so they are shared).
+models::training::RunResult run_baseline(const models::ExperimentSpec& e, const models::training::TrainingWorkload& work,
+                                         const core::Communicator& world, ProgressStyle style, const CommandContext& ctx,
+                                         const RunCommandOptions& o) {
+  models::ExperimentSpec healthy = e;
+  healthy.faults.clear();
+  models::training::RunOptions options;
+  ProgressLine progress(style, core::SimTime::infinity(), ctx.ranks, o.progress_every_s);
+  if (progress.enabled()) options.progress = progress.callback();
+  if (ctx.is_root() && !o.quiet) std::fprintf(stderr, "preflight: --baseline: simulating without faults\n");
+  models::training::RunResult r = models::training::run_training(healthy, work, world, options);
+  progress.finish();
+  return r;
+}
+
 void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   const config::ConfigNode tree = config::load_experiment_tree(o.experiment, o.overrides);
   models::ExperimentSpec e = config::parse_experiment(tree);
   if (!o.out_dir.empty()) e.output.dir = o.out_dir;
+  if (o.baseline && e.faults.empty())
+    throw ConfigError("--baseline: expected an experiment with a faults: section, found none (nothing to compare)");
   const bool timeline_on = e.output.timeline && !o.no_timeline;
   const std::string yaml = config::merged_yaml(tree);
   const core::Communicator world = core::Communicator::world();
@@ -74,8 +95,8 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   models::training::RunResult result = models::training::run_training(e, work, world, options);
   progress.finish();
 
-  const nlohmann::ordered_json report =
-      report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
+  nlohmann::ordered_json report = report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
+  if (o.baseline) report::add_fault_baseline(report, run_baseline(e, work, world, style, ctx, o));
   ctx.exit_code = result.memory.oom ? 3 : 0;
   // The report files appear with the timeline or not at all: a failed
   // timeline write leaves an earlier run's outputs as they were.
@@ -97,12 +118,12 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   }
 
   const models::workload::RankLayout layout(work.parallelism);
-  const partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
+  const partition::ClusterGraph graph = partition::build_experiment_cluster(e);
   const partition::RankMapping mapping = partition::partition(graph, world.size(), e.simulation.partition);
   timeline::TimelineContent content = report::timeline_content(report, e, layout, graph, mapping, selection);
   content.config_yaml = yaml;
   timeline::TimelineRows rows = report::timeline_rows(std::move(result.local), layout, graph,
-                                                      core::SimTime::from_seconds(result.step_time_s));
+                                                      core::SimTime::from_seconds(result.step_time_s), &e);
   const timeline::TimelineWriteStats stats = timeline::write_timeline(world, e.output.dir, content, rows);
   publish_reports();
   if (ctx.is_root() && !o.quiet)
@@ -122,6 +143,8 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--out", options->out_dir, "output directory (default: output.dir of the experiment)");
   cmd->add_option("--report-json", options->report_json, "also write the JSON report to this file");
   cmd->add_flag("--no-timeline", options->no_timeline, "do not write timeline.h5");
+  cmd->add_flag("--baseline", options->baseline,
+               "also simulate the experiment without its faults: the report says what the faults add");
   cmd->add_flag("--quiet", options->quiet, "no progress line on stderr");
   cmd->add_option("--progress-every", options->progress_every_s,
                   "when stderr is not a terminal (a batch log): a progress line every SECONDS")

@@ -64,6 +64,8 @@ class ConfigNode {
   // Sequences.
   const std::vector<ConfigNode>& items() const { return items_; }
   void push_back(ConfigNode item);
+  // Item `index` for changing it in place; nullptr when out of range.
+  ConfigNode* item(std::size_t index) { return index < items_.size() ? &items_[index] : nullptr; }
 
   // Key path of a child of this map: "a.b" + "c" -> "a.b.c"; at the root just "c".
   std::string child_path(std::string_view key) const;

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/config/experiment_checks.h"
+#include "io/config/fault_parser.h"
 #include "io/config/hardware_parser.h"
 #include "io/config/map_reader.h"
 #include "io/config/model_parser.h"
@@ -27,7 +28,8 @@ const std::vector<std::string_view> kNamedParts{"model", "hardware", "topology"}
 
 const std::vector<std::string>& experiment_keys() {
   static const std::vector<std::string> keys{"name",     "workload",    "model",    "hardware",  "topology",
-                                             "parallelism", "training", "simulation", "output"};
+                                             "parallelism", "training", "simulation", "output",
+                                             "faults"};
   return keys;
 }
 
@@ -38,6 +40,7 @@ ConfigNode load_experiment_tree(const std::string& path, const std::vector<std::
   apply_overrides(root, overrides);
   // Overrides may name a whole part by path (--set hardware=h100.yaml).
   expand_part_references(root, kNamedParts);
+  expand_fault_hardware(root);
   return root;
 }
 
@@ -69,6 +72,8 @@ models::ExperimentSpec parse_experiment(const ConfigNode& root) {
   spec.training = parse_training(r.require("training", "a mapping with global_batch_size and seq_length"));
   spec.simulation = parse_simulation(section_or_empty(root, "simulation"));
   spec.output = parse_output(section_or_empty(root, "output"), "out/" + spec.name);
+  if (const ConfigNode* faults = root.find("faults"))
+    spec.faults = parse_faults(*faults, spec.gpu_count(), spec.hardware);
   check_experiment(root, spec, model != nullptr);
   spec.merged_yaml = merged_yaml(root);
   return spec;

@@ -37,6 +37,22 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin));
 }
 
+// A numeric key component indexes an existing item of a sequence
+// (faults.0.compute_slowdown: the first fault's slowdown).
+ConfigNode* sequence_item(ConfigNode& sequence, const std::string& part, const Override& override_spec) {
+  std::size_t index = 0;
+  bool numeric = !part.empty() && part.size() < 10;
+  for (const char c : part) numeric = numeric && std::isdigit(static_cast<unsigned char>(c));
+  if (numeric) index = static_cast<std::size_t>(std::stoul(part));
+  ConfigNode* item = numeric ? sequence.item(index) : nullptr;
+  if (!item) {
+    fail_at(sequence, "cannot apply " + override_spec.label + ": expected an item number 0.." +
+                          std::to_string(static_cast<long long>(sequence.items().size()) - 1) + " of this sequence, found '" +
+                          part + "'");
+  }
+  return item;
+}
+
 }  // namespace
 
 Override parse_override(std::string_view text) {
@@ -60,6 +76,10 @@ void apply_override(ConfigNode& root, const Override& override_spec) {
   const std::vector<std::string> parts = split_path(override_spec.key);
   ConfigNode* node = &root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (node->is_sequence()) {
+      node = sequence_item(*node, parts[i], override_spec);
+      continue;
+    }
     if (!node->is_map()) {
       fail_at(*node, "cannot apply " + override_spec.label + ": expected a mapping here, found " + node->describe());
     }
@@ -68,6 +88,11 @@ void apply_override(ConfigNode& root, const Override& override_spec) {
       child = &node->set(parts[i], ConfigNode::map(node->child_path(parts[i]), source));
     }
     node = child;
+  }
+  if (node->is_sequence()) {
+    ConfigNode* item = sequence_item(*node, parts.back(), override_spec);
+    *item = read_yaml_value(override_spec.value, source, item->path());
+    return;
   }
   if (!node->is_map()) {
     fail_at(*node, "cannot apply " + override_spec.label + ": expected a mapping here, found " + node->describe());

@@ -6,6 +6,8 @@
 // been read in, so they work the same whether a part was inlined or named by
 // path. A key that is absent is added: the part's parser then accepts it if it
 // is a valid optional key and rejects it, naming the override, if not.
+// A numeric component indexes an existing item of a sequence:
+// `faults.0.compute_slowdown` is the first fault's slowdown.
 #pragma once
 
 #include <string>

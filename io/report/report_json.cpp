@@ -1,5 +1,7 @@
 #include "io/report/report_json.h"
 
+#include "io/report/fault_report.h"
+
 #include <string>
 
 namespace pf::report {
@@ -105,6 +107,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["p2p_wait_ms"] = r.p2p_wait_s * kMs;
   j["bubble_ms"] = r.bubble_s * kMs;
   j["host_bound_ms"] = r.host_bound_s * kMs;
+  if (!e.faults.empty()) j["faults"] = faults_json(r, e);
   return j;
 }
 

@@ -121,6 +121,30 @@ void uncertainty(const ordered_json& r, Block& b) {
                                   u.at("basis").get<std::string>().c_str(), 100 * num(u, "calibrated_fraction")));
 }
 
+// Each fault with what it touched and where it bit; with --baseline, what all of them added.
+void faults(const ordered_json& r, Block& b) {
+  if (!r.contains("faults")) return;
+  b.heading("faults");
+  for (const auto& f : r.at("faults")) {
+    std::string touched = format("%lld GPUs", integer(f, "gpus"));
+    if (integer(f, "links") > 0) touched = format("%lld links", integer(f, "links"));
+    if (integer(f, "failed_links") > 0) touched += format(" (%lld failed)", integer(f, "failed_links"));
+    if (integer(f, "servers") > 0) touched += format(", %lld servers' links", integer(f, "servers"));
+    std::string bit;
+    if (f.at("on_binding_gpu").get<bool>()) bit = ", includes the binding GPU";
+    if (f.at("extra_compute_ms").is_number()) bit += format(", +%.3f ms compute per GPU vs healthy peers", num(f, "extra_compute_ms"));
+    if (f.at("link_busy_ms").is_number())
+      bit += format(", busiest link %.3f ms busy, %.1f MiB", num(f, "link_busy_ms"), num(f, "link_bytes") / (1024.0 * 1024.0));
+    const std::string label = format("[%lld] %s", integer(f, "index"), f.at("target").get<std::string>().c_str());
+    b.row(label.c_str(), format("%s: %s; %s%s", f.at("what").get<std::string>().c_str(),
+                                f.at("effect").get<std::string>().c_str(), touched.c_str(), bit.c_str()));
+  }
+  if (!r.contains("fault_baseline")) return;
+  const ordered_json& base = r.at("fault_baseline");
+  b.row("without faults", format("%.3f ms (binding GPU %lld): the faults add %+.3f ms (%+.2f %%)", num(base, "step_time_ms"),
+                                 integer(base, "binding_gpu"), num(base, "added_ms"), num(base, "added_pct")));
+}
+
 void simulation(const ordered_json& r, Block& b) {
   const ordered_json& s = r.at("simulation");
   b.heading("simulation");
@@ -146,6 +170,7 @@ std::string report_text(const ordered_json& report) {
   memory(report, b);
   bottlenecks(report, b);
   uncertainty(report, b);
+  faults(report, b);
   simulation(report, b);
   return b.take();
 }

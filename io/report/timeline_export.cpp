@@ -1,5 +1,7 @@
 #include "io/report/timeline_export.h"
 
+#include <optional>
+
 #include <string>
 #include <utility>
 
@@ -54,7 +56,8 @@ std::vector<timeline::TimelineEvent> events_from(std::vector<ExecutedOp>& ops, c
   return events;
 }
 
-std::vector<timeline::GpuSummaryRow> gpu_rows(const std::vector<GpuTotals>& totals, core::SimTime step) {
+std::vector<timeline::GpuSummaryRow> gpu_rows(const std::vector<GpuTotals>& totals, core::SimTime step,
+                                              const std::vector<models::GpuFaultFigures>& faults) {
   const std::int64_t step_ns = ns_from_ps(step.ps);
   std::vector<timeline::GpuSummaryRow> rows;
   rows.reserve(totals.size());
@@ -68,12 +71,17 @@ std::vector<timeline::GpuSummaryRow> gpu_rows(const std::vector<GpuTotals>& tota
     row.idle_ns = step_ns - row.busy_ns;  // busy + idle = step exactly, in ns
     row.exposed_comm_ns = ns_from_ps(t.exposed_comm_ps);
     row.peak_memory_bytes = t.peak_memory_bytes;
+    if (t.gpu < faults.size()) {
+      row.compute_slowdown = faults[t.gpu].compute_slowdown;
+      row.jitter_sigma = faults[t.gpu].jitter.sigma;
+    }
     rows.push_back(row);
   }
   return rows;
 }
 
-std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, const partition::ClusterGraph& graph) {
+std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, const partition::ClusterGraph& graph,
+                                         const partition::ClusterGraph* healthy) {
   std::vector<timeline::LinkRow> rows;
   rows.reserve(totals.size());
   for (const LinkTotals& t : totals) {
@@ -90,6 +98,9 @@ std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, 
     row.bytes = t.bytes;
     row.peak_queue_bytes = t.peak_queue_bytes;
     row.bandwidth_bytes_per_s = link.bandwidth_Bps;
+    row.nominal_bandwidth_bytes_per_s =
+        healthy ? healthy->link(static_cast<partition::LinkId>(t.link)).bandwidth_Bps : link.bandwidth_Bps;
+    row.failed = link.failed ? 1 : 0;
     rows.push_back(row);
   }
   return rows;
@@ -99,11 +110,16 @@ std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, 
 
 timeline::TimelineRows timeline_rows(models::training::RunResult::Local&& local,
                                      const models::workload::RankLayout& layout, const partition::ClusterGraph& graph,
-                                     core::SimTime step) {
+                                     core::SimTime step, const models::ExperimentSpec* faults_of) {
   timeline::TimelineRows rows;
   rows.events = events_from(local.ops, GroupIndex(layout));
-  rows.gpu_summary = gpu_rows(local.gpus, step);
-  rows.links = link_rows(local.links, graph);
+  const bool faulted = faults_of && !faults_of->faults.empty();
+  const std::vector<models::GpuFaultFigures> gpu_faults =
+      faulted ? models::gpu_fault_figures(faults_of->faults, faults_of->gpu_count()) : std::vector<models::GpuFaultFigures>{};
+  rows.gpu_summary = gpu_rows(local.gpus, step, gpu_faults);
+  std::optional<partition::ClusterGraph> healthy;
+  if (faulted) healthy.emplace(partition::build_cluster(faults_of->hardware.node, faults_of->topology));
+  rows.links = link_rows(local.links, graph, healthy ? &*healthy : nullptr);
   local = {};
   return rows;
 }

@@ -35,9 +35,13 @@ constexpr std::int64_t ns_from_ps(std::int64_t ps) {
 // and bandwidth from `graph`. Throws pf::SimulationError for an op ending
 // before it starts, a GPU busy longer than the step, a group the layout does
 // not have or a link the graph does not have.
+//
+// Faults: `graph` is the faulted cluster; `faults` (the experiment's) give each
+// /gpu_summary row its compute slowdown and jitter, and each /links row its
+// nominal bandwidth (the cluster built without faults) and failed flag.
 timeline::TimelineRows timeline_rows(models::training::RunResult::Local&& local,
                                      const models::workload::RankLayout& layout, const partition::ClusterGraph& graph,
-                                     core::SimTime step);
+                                     core::SimTime step, const models::ExperimentSpec* faults_of = nullptr);
 
 // /kinds: every workload OpKind's name, indexed by its value.
 std::vector<std::string> kind_table();

@@ -39,6 +39,8 @@ Handle link_memory_type() {
   insert(t, "bytes", offsetof(LinkRow, bytes), H5T_NATIVE_UINT64);
   insert(t, "peak_queue_bytes", offsetof(LinkRow, peak_queue_bytes), H5T_NATIVE_UINT64);
   insert(t, "bandwidth_bytes_per_s", offsetof(LinkRow, bandwidth_bytes_per_s), H5T_NATIVE_DOUBLE);
+  insert(t, "nominal_bandwidth_bytes_per_s", offsetof(LinkRow, nominal_bandwidth_bytes_per_s), H5T_NATIVE_DOUBLE);
+  insert(t, "failed", offsetof(LinkRow, failed), H5T_NATIVE_UINT8);
   return t;
 }
 
@@ -49,6 +51,8 @@ Handle gpu_summary_memory_type() {
   insert(t, "idle_ns", offsetof(GpuSummaryRow, idle_ns), H5T_NATIVE_INT64);
   insert(t, "exposed_comm_ns", offsetof(GpuSummaryRow, exposed_comm_ns), H5T_NATIVE_INT64);
   insert(t, "peak_memory_bytes", offsetof(GpuSummaryRow, peak_memory_bytes), H5T_NATIVE_UINT64);
+  insert(t, "compute_slowdown", offsetof(GpuSummaryRow, compute_slowdown), H5T_NATIVE_DOUBLE);
+  insert(t, "jitter_sigma", offsetof(GpuSummaryRow, jitter_sigma), H5T_NATIVE_DOUBLE);
   return t;
 }
 

@@ -44,6 +44,8 @@ struct LinkRow {
   std::uint64_t bytes = 0;                // bytes carried
   std::uint64_t peak_queue_bytes = 0;     // deepest queue seen at the link's input
   double bandwidth_bytes_per_s = 0;       // capacity, so readers can compute utilisation
+  double nominal_bandwidth_bytes_per_s = 0;  // capacity without the experiment's faults
+  std::uint8_t failed = 0;                // 1: a fault took the link down (routes avoid it)
 };
 static_assert(std::is_trivially_copyable_v<LinkRow>);
 
@@ -55,6 +57,8 @@ struct GpuSummaryRow {
   std::int64_t idle_ns = 0;           // step time minus busy (bubbles, waiting on communication)
   std::int64_t exposed_comm_ns = 0;   // communication not overlapped with compute
   std::uint64_t peak_memory_bytes = 0;
+  double compute_slowdown = 1.0;      // the faults' compute slowdown of this GPU (1: none)
+  double jitter_sigma = 0;            // the faults' per-kernel jitter sigma (0: none)
 };
 static_assert(std::is_trivially_copyable_v<GpuSummaryRow>);
 

@@ -1,5 +1,7 @@
 #include "models/collective/collective_bench.h"
 
+#include "partition/cluster_faults.h"
+
 #include <numeric>
 #include <string>
 
@@ -30,11 +32,18 @@ CollectiveConfig collective_config(const SimulationSpec& sim, const BenchOptions
   return c;
 }
 
+partition::ClusterGraph faulted_cluster(const NodeSpec& node, const TopologySpec& topology,
+                                        const std::vector<FaultSpec>& faults) {
+  partition::ClusterGraph g = partition::build_cluster(node, topology);
+  if (!faults.empty()) partition::apply_faults(g, faults, topology);
+  return g;
+}
+
 }  // namespace
 
 CollectiveBench::CollectiveBench(const NodeSpec& node, const TopologySpec& topology, const SimulationSpec& simulation,
                                  core::Communicator comm, BenchOptions options)
-    : graph_(partition::build_cluster(node, topology)),
+    : graph_(faulted_cluster(node, topology, options.faults)),
       simulation_(simulation),
       comm_(std::move(comm)),
       options_(options),

@@ -19,6 +19,7 @@
 #include "models/collective/collective_types.h"
 #include "models/collective/nccl_tuning.h"
 #include "models/network/network_config.h"
+#include "models/spec/fault_spec.h"
 #include "models/spec/hardware_spec.h"
 #include "models/spec/simulation_spec.h"
 #include "models/spec/topology_spec.h"
@@ -31,6 +32,7 @@ struct BenchOptions {
   network::NvlinkFidelity nvlink = network::NvlinkFidelity::coarse;
   int channels = 0;  // 0 = automatic
   NcclSpec nccl;     // the hardware's NCCL figures (hardware file `nccl`)
+  std::vector<FaultSpec> faults;  // link and switch faults applied to the cluster (partition/cluster_faults.h)
   // Called now and then with simulated time and events (core::EngineConfig::progress).
   std::function<void(core::SimTime, std::uint64_t)> progress;
 };

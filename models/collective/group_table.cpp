@@ -20,10 +20,16 @@ GroupLinks measure_links(const partition::ClusterGraph& g, const Group& group) {
   int fullest = 0;
   for (int j = 0; j < group.nodes(); ++j)
     if (group.on_node(j) > group.on_node(fullest)) fullest = j;
-  if (group.on_node(fullest) >= 2) {
-    const partition::PathStats s = between(g, group.gpu_at(fullest, 0), group.gpu_at(fullest, 1));
-    l.intra_latency_s = s.latency.seconds();
-    l.intra_Bps = s.bottleneck_Bps;
+  // Inside servers: the slowest neighbour pair of any server (a server given
+  // other hardware or a degraded NVLink by a fault; all pairs are alike otherwise).
+  bool intra_seen = false;
+  for (int j = 0; j < group.nodes(); ++j) {
+    for (int q = 0; q + 1 < group.on_node(j); ++q) {
+      const partition::PathStats s = between(g, group.gpu_at(j, q), group.gpu_at(j, q + 1));
+      if (!intra_seen || s.bottleneck_Bps < l.intra_Bps) l.intra_Bps = s.bottleneck_Bps;
+      if (!intra_seen || s.latency.seconds() > l.intra_latency_s) l.intra_latency_s = s.latency.seconds();
+      intra_seen = true;
+    }
   }
   if (group.nodes() >= 2) {
     const partition::PathStats s = between(g, group.gpu_at(0, 0), group.gpu_at(1, 0));

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "models/spec/fault_spec.h"
 #include "models/spec/hardware_spec.h"
 #include "models/spec/model_spec.h"
 #include "models/spec/simulation_spec.h"
@@ -20,6 +22,7 @@ struct ExperimentSpec {
   TrainingSpec training;
   SimulationSpec simulation;
   OutputSpec output;
+  std::vector<FaultSpec> faults;        // what-if faults, in the order written (empty: a healthy cluster)
   std::string simai_workload;           // non-empty: workload {simai: FILE} replaces the model
   std::string merged_yaml;              // the merged configuration tree, for reports and hashing
 

@@ -94,7 +94,7 @@ bool GpuExecutor::pull_ops(core::Engine& engine, const ExecutionShared& shared) 
           break;
         }
     if (p.op.stream == Stream::compute) {
-      p.cost = shared.pricer->price(p.op);
+      p.cost = shared.conditions->price(gpu(), p.op);
       ++unstarted_compute_;
     }
     // Imported ops (measured times) and a zero host cost: no host model.

@@ -46,7 +46,7 @@
 #include "models/compute/cost_estimate.h"
 #include "models/training/gpu_stats.h"
 #include "models/training/kernel_progress.h"
-#include "models/training/op_pricing.h"
+#include "models/training/gpu_conditions.h"
 #include "models/training/run_result.h"
 #include "models/training/time_accounting.h"
 #include "models/training/program_source.h"
@@ -74,7 +74,7 @@ class ServerCollectives;
 struct ExecutionShared {
   collective::CollectiveEngine* collectives = nullptr;
   ServerCollectives* server = nullptr;  // closed-form collectives inside a server; null: all through the network
-  const OpPricer* pricer = nullptr;
+  const GpuConditions* conditions = nullptr;  // prices compute ops per GPU (hardware, faults)
   // Dense collective-layer group index of a workload group; kNoGroup for
   // groups of one GPU (their collectives complete at once).
   std::vector<std::uint32_t> group_base;  // per GroupKind

@@ -90,6 +90,19 @@ struct LinkTotals {
   std::uint64_t peak_queue_bytes = 0;
 };
 
+// Where one fault of the experiment's `faults:` bit (io/report/README.md, faults).
+struct FaultImpact {
+  int gpus = 0, links = 0, failed_links = 0, servers = 0;  // what it touched (partition/cluster_faults.h)
+  bool on_binding_gpu = false;   // a GPU fault that includes the binding GPU
+  // GPU faults: mean compute-busy time of its GPUs minus that of the healthy
+  // GPUs of the same pipeline stages (what the slow element added to its own work).
+  double extra_compute_s = 0;
+  bool extra_known = false;      // false when a stage has no healthy GPU to compare with
+  // Link faults, packet mode: the busiest affected link's busy time, and the bytes over all of them.
+  double link_busy_s = 0;
+  std::uint64_t link_bytes = 0;
+};
+
 struct RunResult {
   double step_time_s = 0;
   // The binding GPU: the one whose last op finishes last (lowest id on ties);
@@ -116,6 +129,7 @@ struct RunResult {
   LongestCollective longest_collective;
   Uncertainty uncertainty;
   SimulationFigures simulation;
+  std::vector<FaultImpact> faults;     // one per fault of the experiment, in order (empty: none)
 
   // This rank's share (the GPUs and links it simulated).
   struct Local {

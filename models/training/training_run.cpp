@@ -10,10 +10,12 @@
 #include "models/memory/plan_summary.h"
 #include "models/network/network.h"
 #include "models/network/network_lookahead.h"
+#include "models/training/fault_impact.h"
 #include "models/training/result_gather.h"
 #include "models/training/server_collective.h"
 #include "models/training/training_model.h"
 #include "models/workload/workload_plan.h"
+#include "partition/cluster_faults.h"
 #include "partition/cluster_graph.h"
 #include "partition/partition.h"
 
@@ -98,7 +100,8 @@ RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, co
                        const RunOptions& options) {
   const workload::RankLayout layout(work.parallelism);
   const memory::PlanSummary& memory = work.memory;
-  const partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
+  partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
+  const std::vector<partition::FaultReach> reach = partition::apply_faults(graph, e.faults, e.topology);
   if (graph.gpu_count() != layout.world_size())
     throw ConfigError("parallelism: tp*pp*dp*cp = " + std::to_string(layout.world_size()) + " GPUs, topology has " +
                       std::to_string(graph.gpu_count()));
@@ -113,11 +116,11 @@ RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, co
   coll_config.nccl_costs = e.simulation.collective_model == CollectiveModel::nccl;
   coll_config.nccl = collective::nccl_params(e.hardware.nccl, e.simulation);
   collective::CollectiveEngine collectives(net, groups, coll_config);
-  const OpPricer pricer(e);
+  const GpuConditions conditions(e);
   ServerCollectives server(groups, coll_config);
   shared.collectives = &collectives;
   if (e.simulation.intra_server == IntraServer::analytical) shared.server = &server;
-  shared.pricer = &pricer;
+  shared.conditions = &conditions;
   shared.overlap_slowdown = e.hardware.gpu.efficiency.overlap_slowdown;
   shared.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
   shared.host_overhead = core::SimTime::from_seconds(e.training.host_overhead_us * 1e-6);
@@ -132,7 +135,12 @@ RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, co
   engine.run(model);
 
   check_all_finished(comm, model);
-  return gather_results(comm, e, layout, memory, graph, mapping, engine, model, net);
+  RunResult result = gather_results(comm, e, layout, memory, graph, mapping, engine, model, net);
+  if (!e.faults.empty()) {
+    result.faults = fault_impacts(comm, e, layout, reach, mapping, result.binding_gpu, model, net);
+    check_fault_memory(e, layout, result.memory);
+  }
+  return result;
 }
 
 }  // namespace pf::models::training

@@ -55,7 +55,8 @@ def main(path):
         check(int(rows["group"].max()) < len(groups), f"/groups has {len(groups)} entries")
 
         summary = f["gpu_summary"][:]
-        check(list(summary.dtype.names) == ["gpu", "busy_ns", "idle_ns", "exposed_comm_ns", "peak_memory_bytes"],
+        check(list(summary.dtype.names) == ["gpu", "busy_ns", "idle_ns", "exposed_comm_ns", "peak_memory_bytes",
+                                           "compute_slowdown", "jitter_sigma"],
               "/gpu_summary fields")
         check(bool(np.array_equal(summary["gpu"], np.arange(gpus))), "/gpu_summary has every GPU once")
         links = f["links"][:]

@@ -131,6 +131,8 @@ std::vector<LinkRow> read_links_raw(const std::string& path) {
   member(t, "bytes", offsetof(LinkRow, bytes), H5T_NATIVE_UINT64);
   member(t, "peak_queue_bytes", offsetof(LinkRow, peak_queue_bytes), H5T_NATIVE_UINT64);
   member(t, "bandwidth_bytes_per_s", offsetof(LinkRow, bandwidth_bytes_per_s), H5T_NATIVE_DOUBLE);
+  member(t, "nominal_bandwidth_bytes_per_s", offsetof(LinkRow, nominal_bandwidth_bytes_per_s), H5T_NATIVE_DOUBLE);
+  member(t, "failed", offsetof(LinkRow, failed), H5T_NATIVE_UINT8);
   return read_all<LinkRow>(path, "links", t);
 }
 
@@ -141,6 +143,8 @@ std::vector<GpuSummaryRow> read_gpu_summary_raw(const std::string& path) {
   member(t, "idle_ns", offsetof(GpuSummaryRow, idle_ns), H5T_NATIVE_INT64);
   member(t, "exposed_comm_ns", offsetof(GpuSummaryRow, exposed_comm_ns), H5T_NATIVE_INT64);
   member(t, "peak_memory_bytes", offsetof(GpuSummaryRow, peak_memory_bytes), H5T_NATIVE_UINT64);
+  member(t, "compute_slowdown", offsetof(GpuSummaryRow, compute_slowdown), H5T_NATIVE_DOUBLE);
+  member(t, "jitter_sigma", offsetof(GpuSummaryRow, jitter_sigma), H5T_NATIVE_DOUBLE);
   return read_all<GpuSummaryRow>(path, "gpu_summary", t);
 }
 

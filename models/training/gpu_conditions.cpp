@@ -1,0 +1,78 @@
+#include "models/training/gpu_conditions.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace pf::models::training {
+namespace {
+
+// SplitMix64's finaliser (routing.cpp has the same mixer for ECMP).
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A uniform draw in (0, 1] from 53 of the bits.
+double unit(std::uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
+
+// A standard normal draw (Box-Muller) from two hashed uniforms.
+double standard_normal(std::uint64_t key) {
+  const double u1 = unit(mix(key));
+  const double u2 = unit(mix(key ^ 0x5851f42d4c957f2dULL));
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+bool same_hardware(const HardwareSpec& a, const HardwareSpec& b) {
+  return a.gpu.name == b.gpu.name && a.gpu.peak_tflops == b.gpu.peak_tflops &&
+         a.gpu.memory_bandwidth_gbps == b.gpu.memory_bandwidth_gbps && a.gpu.sm_count == b.gpu.sm_count &&
+         a.gpu.calibration == b.gpu.calibration && a.gpu.efficiency.gemm == b.gpu.efficiency.gemm &&
+         a.gpu.efficiency.attention == b.gpu.efficiency.attention &&
+         a.gpu.efficiency.elementwise == b.gpu.efficiency.elementwise;
+}
+
+}  // namespace
+
+double jitter_factor(const JitterSpec& j, int gpu, std::uint32_t op) {
+  if (j.sigma <= 0) return 1.0;
+  const std::uint64_t key = mix(j.seed ^ mix((static_cast<std::uint64_t>(static_cast<std::uint32_t>(gpu)) << 32) | op));
+  const double z = standard_normal(key);
+  if (j.distribution == JitterDistribution::normal) return std::max(0.05, 1.0 + j.sigma * z);
+  return std::exp(j.sigma * z - 0.5 * j.sigma * j.sigma);  // lognormal with mean 1
+}
+
+double GpuConditions::jitter(const Condition& c, int gpu, std::uint32_t op) { return jitter_factor(c.jitter, gpu, op); }
+
+GpuConditions::GpuConditions(const ExperimentSpec& e) {
+  pricers_.push_back(std::make_unique<OpPricer>(e));
+  bool any = false;
+  for (const FaultSpec& f : e.faults) any = any || f.target == FaultTarget::gpus;
+  if (!any) return;
+  // One pricer per distinct replacement hardware, in fault order.
+  std::vector<HardwareSpec> kinds{e.hardware};
+  std::vector<std::uint8_t> pricer_of_fault(e.faults.size(), 0);
+  for (std::size_t i = 0; i < e.faults.size(); ++i) {
+    const FaultSpec& f = e.faults[i];
+    if (!f.hardware) continue;
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const HardwareSpec& h) { return same_hardware(h, *f.hardware); });
+    if (it == kinds.end()) {
+      ExperimentSpec other = e;
+      other.hardware.gpu = f.hardware->gpu;
+      pricers_.push_back(std::make_unique<OpPricer>(other));
+      kinds.push_back(*f.hardware);
+      it = kinds.end() - 1;
+    }
+    pricer_of_fault[i] = static_cast<std::uint8_t>(it - kinds.begin());
+  }
+  for (const GpuFaultFigures& g : gpu_fault_figures(e.faults, e.gpu_count())) {
+    Condition c;
+    c.slowdown = g.compute_slowdown;
+    c.jitter = g.jitter;
+    if (g.hardware_fault >= 0) c.pricer = pricer_of_fault[static_cast<std::size_t>(g.hardware_fault)];
+    per_gpu_.push_back(c);
+  }
+}
+
+}  // namespace pf::models::training
