@@ -37,10 +37,14 @@ ConfigNode load_experiment_tree(const std::string& path, const std::vector<std::
   ConfigNode root = read_yaml_file(path);
   if (!root.is_map()) return root;   // parse_experiment says what was expected
   expand_part_references(root, kNamedParts);
-  apply_overrides(root, overrides);
-  // Overrides may name a whole part by path (--set hardware=h100.yaml).
-  expand_part_references(root, kNamedParts);
   expand_fault_hardware(root);
+  // One at a time: an override may name a whole part by path (--set
+  // hardware=h100.yaml, or a fault's hardware), which later overrides change.
+  for (const std::string& text : overrides) {
+    apply_override(root, parse_override(text));
+    expand_part_references(root, kNamedParts);
+    expand_fault_hardware(root);
+  }
   return root;
 }
 

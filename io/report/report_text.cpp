@@ -132,7 +132,7 @@ void faults(const ordered_json& r, Block& b) {
     if (integer(f, "servers") > 0) touched += format(", %lld servers' links", integer(f, "servers"));
     std::string bit;
     if (f.at("on_binding_gpu").get<bool>()) bit = ", includes the binding GPU";
-    if (f.at("extra_compute_ms").is_number()) bit += format(", +%.3f ms compute per GPU vs healthy peers", num(f, "extra_compute_ms"));
+    if (f.at("extra_compute_ms").is_number()) bit += format(", +%.3f ms compute per GPU vs its stage's other GPUs", num(f, "extra_compute_ms"));
     if (f.at("link_busy_ms").is_number())
       bit += format(", busiest link %.3f ms busy, %.1f MiB", num(f, "link_busy_ms"), num(f, "link_bytes") / (1024.0 * 1024.0));
     const std::string label = format("[%lld] %s", integer(f, "index"), f.at("target").get<std::string>().c_str());

@@ -29,35 +29,32 @@ std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const Exp
                                        const TrainingModel& model, const network::Network& net) {
   const std::size_t nf = e.faults.size();
   const std::size_t stages = static_cast<std::size_t>(layout.group_size(workload::GroupKind::pp));
-  std::vector<char> faulted(static_cast<std::size_t>(layout.world_size()), 0);
-  for (const FaultSpec& f : e.faults)
-    if (f.target == FaultTarget::gpus)
-      for (int g : f.gpus) faulted[static_cast<std::size_t>(g)] = 1;
+  const auto stage_of = [&](int gpu) { return static_cast<std::size_t>(layout.coords(gpu).pp); };
 
-  // Sums: [fault busy (nf) | healthy busy per stage | healthy count per stage | link bytes (nf)]; then maxima: link busy (nf).
-  const std::size_t sums = nf + 2 * stages + nf;
+  // Sums: [busy per stage, all GPUs | busy per (fault, stage) of the fault's GPUs | link bytes per fault];
+  // then maxima: [link busy per fault].
+  const std::size_t own = stages, bytes = stages + nf * stages, sums = bytes + nf;
   std::vector<std::int64_t> mine(sums + nf, 0);
   std::vector<std::int64_t> busy_of(static_cast<std::size_t>(layout.world_size()), -1);
   for (const GpuExecutor& g : model.gpus()) {
     busy_of[static_cast<std::size_t>(g.gpu())] = g.time().busy_ps();
-    if (faulted[static_cast<std::size_t>(g.gpu())]) continue;
-    const auto stage = static_cast<std::size_t>(layout.coords(g.gpu()).pp);
-    mine[nf + stage] += g.time().busy_ps();
-    mine[nf + stages + stage] += 1;
+    mine[stage_of(g.gpu())] += g.time().busy_ps();
   }
   for (std::size_t i = 0; i < nf; ++i) {
     for (int g : e.faults[i].gpus)
-      if (busy_of[static_cast<std::size_t>(g)] >= 0) mine[i] += busy_of[static_cast<std::size_t>(g)];
+      if (busy_of[static_cast<std::size_t>(g)] >= 0) mine[own + i * stages + stage_of(g)] += busy_of[static_cast<std::size_t>(g)];
     if (net.config().mode != NetworkMode::packet) continue;
     for (partition::LinkId l : reach[i].link_ids) {
       if (mapping.vertex_rank[static_cast<std::size_t>(net.graph().link(l).src)] != comm.rank()) continue;
       const network::LinkCounters& c = net.counters(l);
-      mine[nf + 2 * stages + i] += static_cast<std::int64_t>(c.bytes);
+      mine[bytes + i] += static_cast<std::int64_t>(c.bytes);
       mine[sums + i] = std::max(mine[sums + i], c.busy_ps);
     }
   }
   const std::vector<std::int64_t> all = combine(comm, mine, sums);
 
+  std::vector<std::int64_t> stage_gpus(stages, 0);
+  for (int g = 0; g < layout.world_size(); ++g) ++stage_gpus[stage_of(g)];
   std::vector<FaultImpact> out(nf);
   for (std::size_t i = 0; i < nf; ++i) {
     const FaultSpec& f = e.faults[i];
@@ -68,18 +65,22 @@ std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const Exp
     o.servers = reach[i].servers;
     o.on_binding_gpu = std::binary_search(f.gpus.begin(), f.gpus.end(), static_cast<int>(binding_gpu));
     if (!f.gpus.empty()) {
-      // Healthy peers' mean busy time in each of the fault's GPUs' stages.
-      double peers = 0;
+      // Peers: the other GPUs of each of the fault's GPUs' stages (other faults may touch them).
+      std::vector<std::int64_t> own_gpus(stages, 0);
+      for (int g : f.gpus) ++own_gpus[stage_of(g)];
+      double own_busy = 0, peer_busy = 0;
       o.extra_known = true;
-      for (int g : f.gpus) {
-        const auto stage = static_cast<std::size_t>(layout.coords(g).pp);
-        const std::int64_t count = all[nf + stages + stage];
-        if (count > 0) peers += static_cast<double>(all[nf + stage]) / static_cast<double>(count);
-        o.extra_known = o.extra_known && count > 0;
+      for (std::size_t st = 0; st < stages; ++st) {
+        if (own_gpus[st] == 0) continue;
+        const std::int64_t own_sum = all[own + i * stages + st];
+        const std::int64_t peers = stage_gpus[st] - own_gpus[st];
+        own_busy += static_cast<double>(own_sum);
+        if (peers > 0) peer_busy += static_cast<double>(own_gpus[st]) * static_cast<double>(all[st] - own_sum) / static_cast<double>(peers);
+        o.extra_known = o.extra_known && peers > 0;
       }
-      if (o.extra_known) o.extra_compute_s = (static_cast<double>(all[i]) - peers) / static_cast<double>(f.gpus.size()) * 1e-12;
+      if (o.extra_known) o.extra_compute_s = (own_busy - peer_busy) / static_cast<double>(f.gpus.size()) * 1e-12;
     }
-    o.link_bytes = static_cast<std::uint64_t>(all[nf + 2 * stages + i]);
+    o.link_bytes = static_cast<std::uint64_t>(all[bytes + i]);
     o.link_busy_s = static_cast<double>(all[sums + i]) * 1e-12;
   }
   return out;

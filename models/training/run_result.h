@@ -94,10 +94,10 @@ struct LinkTotals {
 struct FaultImpact {
   int gpus = 0, links = 0, failed_links = 0, servers = 0;  // what it touched (partition/cluster_faults.h)
   bool on_binding_gpu = false;   // a GPU fault that includes the binding GPU
-  // GPU faults: mean compute-busy time of its GPUs minus that of the healthy
+  // GPU faults: mean compute-busy time of its GPUs minus that of the other
   // GPUs of the same pipeline stages (what the slow element added to its own work).
   double extra_compute_s = 0;
-  bool extra_known = false;      // false when a stage has no healthy GPU to compare with
+  bool extra_known = false;      // false when a stage has no other GPU to compare with
   // Link faults, packet mode: the busiest affected link's busy time, and the bytes over all of them.
   double link_busy_s = 0;
   std::uint64_t link_bytes = 0;
