@@ -9,6 +9,8 @@
 
 #include "core/error.h"
 
+#include "core/mix64.h"
+
 namespace pf::partition {
 namespace {
 
@@ -16,14 +18,6 @@ using models::FaultSpec;
 using models::FaultTarget;
 
 [[noreturn]] void fail(const FaultSpec& f, const std::string& message) { throw ConfigError(f.origin + ": " + message); }
-
-// SplitMix64's finaliser (as routing.cpp): spreads seed and cable id.
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 struct LinkEffect {
   double factor = 1.0;
@@ -90,7 +84,7 @@ void apply_random_links(ClusterGraph& g, const FaultSpec& f, FaultReach& reach) 
                 " fabric cables rounds to none");
   std::vector<std::pair<std::uint64_t, LinkId>> keyed;
   keyed.reserve(cables.size());
-  for (LinkId l : cables) keyed.emplace_back(mix(f.seed ^ mix(static_cast<std::uint64_t>(l))), l);
+  for (LinkId l : cables) keyed.emplace_back(core::mix64(f.seed ^ core::mix64(static_cast<std::uint64_t>(l))), l);
   std::partial_sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(take), keyed.end());
   const LinkEffect e{f.bandwidth_factor, f.failed};
   for (std::size_t i = 0; i < take; ++i) {
@@ -229,11 +223,12 @@ std::vector<FaultReach> apply_faults(ClusterGraph& g, const std::vector<FaultSpe
       case FaultTarget::random_links: apply_random_links(g, f, reach[i]); break;
     }
   }
-  for (FaultReach& r : reach) {
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    FaultReach& r = reach[i];
     std::sort(r.link_ids.begin(), r.link_ids.end());
     r.link_ids.erase(std::unique(r.link_ids.begin(), r.link_ids.end()), r.link_ids.end());
     r.links = static_cast<int>(r.link_ids.size());
-    r.failed_links = static_cast<int>(std::count_if(r.link_ids.begin(), r.link_ids.end(), [&](LinkId l) { return g.link_failed(l); }));
+    r.failed_links = faults[i].failed ? r.links : 0;   // what this fault took down (another may have too)
   }
   if (g.has_failed_links()) check_connected(g);
   return reach;

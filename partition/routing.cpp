@@ -3,18 +3,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/mix64.h"
+
 namespace pf::partition {
 namespace {
-
-// SplitMix64's finaliser (Steele, Lea & Flood, "Fast splittable pseudorandom
-// number generators", OOPSLA 2014; constants as published by S. Vigna): every
-// input bit affects every output bit, so consecutive flow ids spread evenly.
-std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // Maps 32 random bits onto [0, n) without the bias of a modulo (Lemire).
 int scale(std::uint64_t bits32, int n) { return static_cast<int>((bits32 * static_cast<std::uint64_t>(n)) >> 32); }
@@ -67,7 +59,7 @@ UplinkChoice surviving_choice(const ClusterGraph& g, int src_gpu, int dst_gpu, s
   const int branches = s.spines_per_pod * (cross ? std::max(1, s.spine_uplinks) : 1);
   if (s.routing != models::Routing::single_path) {
     for (int tries = 0; tries < 64; ++tries) {
-      h = mix64(h);
+      h = core::mix64(h);
       const UplinkChoice c = branch(s, scale(h >> 32, branches), cross);
       if (branch_up(g, sl, dl, c)) return c;
     }
@@ -85,7 +77,7 @@ UplinkChoice surviving_choice(const ClusterGraph& g, int src_gpu, int dst_gpu, s
 std::uint64_t ecmp_hash(int src_gpu, int dst_gpu, std::uint64_t flow) {
   const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src_gpu)) << 32) |
                              static_cast<std::uint32_t>(dst_gpu);
-  return mix64(flow ^ mix64(pair));
+  return core::mix64(flow ^ core::mix64(pair));
 }
 
 int equal_cost_paths(const ClusterGraph& g, int src_gpu, int dst_gpu) {

@@ -2,8 +2,29 @@
 
 #include "models/workload/flop_count.h"
 #include "models/workload/param_count.h"
+#include "models/workload/rank_layout.h"
 
 namespace pf::models::memory {
+namespace {
+
+// A fault's replacement GPUs with less memory than their stage needs make the
+// plan out of memory (the smallest such GPU gives the verdict's capacity).
+void check_fault_memory(const ExperimentSpec& e, PlanSummary& s) {
+  if (s.oom) return;
+  const workload::RankLayout layout(e.parallelism);
+  for (const FaultSpec& f : e.faults) {
+    if (!f.hardware) continue;
+    const double capacity = f.hardware->gpu.memory_gb;
+    for (int g : f.gpus) {
+      const auto stage = static_cast<std::size_t>(layout.coords(g).pp);
+      if (stage >= s.pp_stage_memory_gb.size()) continue;
+      const double need = s.pp_stage_memory_gb[stage];
+      if (need > capacity && (!s.oom || capacity < s.oom->capacity_gb)) s.oom = PlanSummary::Oom{capacity, need, need - capacity};
+    }
+  }
+}
+
+}  // namespace
 
 PlanSummary summarize_plan(const ExperimentSpec& e) {
   workload::WorkloadPlan plan(e);
@@ -28,6 +49,7 @@ PlanSummary summarize_plan(const ExperimentSpec& e) {
     s.oom = PlanSummary::Oom{to_gib(mem.oom->capacity_bytes), to_gib(mem.oom->required_bytes),
                              to_gib(mem.oom->excess_bytes())};
   }
+  check_fault_memory(e, s);
   return s;
 }
 

@@ -29,6 +29,7 @@ struct PlanSummary {
 };
 
 // Throws pf::ConfigError when the parallel split does not fit the model.
+// GPUs a fault replaces (faults[i].hardware) are held to their own capacity.
 PlanSummary summarize_plan(const ExperimentSpec& experiment);
 
 }  // namespace pf::models::memory

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/error.h"
+
 namespace pf::models::training {
 namespace {
 
@@ -14,6 +16,7 @@ std::vector<std::int64_t> combine(const core::Communicator& comm, const std::vec
   std::memcpy(bytes.data(), mine.data(), bytes.size());
   std::vector<std::int64_t> out(mine.size(), 0);
   for (const std::string& other : comm.all_gather(bytes)) {
+    if (other.size() != bytes.size()) throw SimulationError("faults: ranks disagree on the number of fault figures");
     std::vector<std::int64_t> v(mine.size());
     std::memcpy(v.data(), other.data(), other.size());
     for (std::size_t i = 0; i < v.size(); ++i) out[i] = i < sum_count ? out[i] + v[i] : std::max(out[i], v[i]);
@@ -84,21 +87,6 @@ std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const Exp
     o.link_busy_s = static_cast<double>(all[sums + i]) * 1e-12;
   }
   return out;
-}
-
-void check_fault_memory(const ExperimentSpec& e, const workload::RankLayout& layout, memory::PlanSummary& memory) {
-  if (memory.oom || memory.pp_stage_memory_gb.empty()) return;
-  for (const FaultSpec& f : e.faults) {
-    if (!f.hardware) continue;
-    const double capacity = f.hardware->gpu.memory_gb;
-    for (int g : f.gpus) {
-      const auto stage = static_cast<std::size_t>(layout.coords(g).pp);
-      if (stage >= memory.pp_stage_memory_gb.size()) continue;
-      const double need = memory.pp_stage_memory_gb[stage];
-      if (need > capacity && (!memory.oom || capacity < memory.oom->capacity_gb))
-        memory.oom = memory::PlanSummary::Oom{capacity, need, need - capacity};
-    }
-  }
 }
 
 }  // namespace pf::models::training

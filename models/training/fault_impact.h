@@ -21,9 +21,4 @@ std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const Exp
                                        const partition::RankMapping& mapping, std::uint32_t binding_gpu,
                                        const TrainingModel& model, const network::Network& net);
 
-// A hardware fault with less memory than its GPUs' stage needs makes the plan
-// out of memory (the smallest such GPU is the verdict's capacity); plans with
-// a verdict already, or without memory figures (imports), are left alone.
-void check_fault_memory(const ExperimentSpec& e, const workload::RankLayout& layout, memory::PlanSummary& memory);
-
 }  // namespace pf::models::training

@@ -4,24 +4,18 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/mix64.h"
+
 namespace pf::models::training {
 namespace {
-
-// SplitMix64's finaliser (routing.cpp has the same mixer for ECMP).
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // A uniform draw in (0, 1] from 53 of the bits.
 double unit(std::uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
 
 // A standard normal draw (Box-Muller) from two hashed uniforms.
 double standard_normal(std::uint64_t key) {
-  const double u1 = unit(mix(key));
-  const double u2 = unit(mix(key ^ 0x5851f42d4c957f2dULL));
+  const double u1 = unit(core::mix64(key));
+  const double u2 = unit(core::mix64(key ^ 0x5851f42d4c957f2dULL));
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
@@ -37,7 +31,7 @@ bool same_hardware(const HardwareSpec& a, const HardwareSpec& b) {
 
 double jitter_factor(const JitterSpec& j, int gpu, std::uint32_t op) {
   if (j.sigma <= 0) return 1.0;
-  const std::uint64_t key = mix(j.seed ^ mix((static_cast<std::uint64_t>(static_cast<std::uint32_t>(gpu)) << 32) | op));
+  const std::uint64_t key = core::mix64(j.seed ^ core::mix64((static_cast<std::uint64_t>(static_cast<std::uint32_t>(gpu)) << 32) | op));
   const double z = standard_normal(key);
   if (j.distribution == JitterDistribution::normal) return std::max(0.05, 1.0 + j.sigma * z);
   return std::exp(j.sigma * z - 0.5 * j.sigma * j.sigma);  // lognormal with mean 1

@@ -136,10 +136,8 @@ RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, co
 
   check_all_finished(comm, model);
   RunResult result = gather_results(comm, e, layout, memory, graph, mapping, engine, model, net);
-  if (!e.faults.empty()) {
+  if (!e.faults.empty())
     result.faults = fault_impacts(comm, e, layout, reach, mapping, result.binding_gpu, model, net);
-    check_fault_memory(e, layout, result.memory);
-  }
   return result;
 }
 
