@@ -248,6 +248,7 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   models::collective::BenchOptions options;
   options.channels = o.channels;
   options.nccl = spec.hardware.nccl;
+  options.faults = spec.faults;
   options.nvlink = o.nvlink == "fine" ? models::network::NvlinkFidelity::fine : models::network::NvlinkFidelity::coarse;
   options.progress = progress.callback();
   const CollectiveBench bench(spec.hardware.node, spec.topology, spec.simulation, world, options);

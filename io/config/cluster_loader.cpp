@@ -1,6 +1,7 @@
 #include "io/config/cluster_loader.h"
 
 #include "io/config/experiment_loader.h"
+#include "io/config/fault_parser.h"
 #include "io/config/hardware_parser.h"
 #include "io/config/map_reader.h"
 #include "io/config/overrides.h"
@@ -27,8 +28,11 @@ ConfigNode load_cluster_tree(const std::string& hardware_path, const std::string
   root.set("hardware", option_reference("--hardware", "hardware", hardware_path));
   root.set("topology", option_reference("--topology", "topology", topology_path));
   expand_part_references(root, kClusterParts);
-  apply_overrides(root, overrides);
-  expand_part_references(root, kClusterParts);
+  for (const std::string& text : overrides) {
+    apply_override(root, parse_override(text));
+    expand_part_references(root, kClusterParts);
+    expand_fault_hardware(root);
+  }
   return root;
 }
 
@@ -40,6 +44,7 @@ ClusterSpec parse_cluster(const ConfigNode& root) {
   spec.hardware = parse_hardware(r.require("hardware", "a hardware mapping or file path"));
   spec.topology = parse_topology(r.require("topology", "a topology mapping or file path"));
   spec.simulation = parse_simulation(section_or_empty(root, "simulation"));
+  if (const ConfigNode* faults = root.find("faults")) spec.faults = parse_faults(*faults, spec.gpu_count(), spec.hardware);
   spec.merged_yaml = merged_yaml(root);
   return spec;
 }

@@ -8,6 +8,7 @@
 
 #include "core/error.h"   // pf::ConfigError, thrown by every function here
 #include "io/config/config_node.h"
+#include "models/spec/fault_spec.h"
 #include "models/spec/hardware_spec.h"
 #include "models/spec/simulation_spec.h"
 #include "models/spec/topology_spec.h"
@@ -18,6 +19,7 @@ struct ClusterSpec {
   models::HardwareSpec hardware;
   models::TopologySpec topology;
   models::SimulationSpec simulation;
+  std::vector<models::FaultSpec> faults;   // link, switch and server-hardware faults apply to the fabric
   std::string merged_yaml;   // the merged tree as canonical YAML, for reports and hashing
 
   int gpu_count() const { return topology.nodes * hardware.node.gpus_per_node; }

@@ -5,6 +5,7 @@
 #  - --baseline adds the fault-free step; the report's faults block, /gpu_summary
 #    and /links name the affected elements (check_faults.py run);
 #  - `sweep --vary faults.0.compute_slowdown` ranks the slowdowns;
+#  - `collective --set faults=...` runs on the faulted fabric;
 #  - a fault the fabric cannot take exits 2 with one line naming file and line.
 # usage: fault_cli_test.sh PREFLIGHT MPIEXEC SOURCE_ROOT
 set -u
@@ -44,6 +45,16 @@ mpi 2 "$preflight" sweep "$exp" "${plan[@]}" --set simulation.network=analytical
   --set 'faults=[{gpus: "3", compute_slowdown: 1.0}]' --vary faults.0.compute_slowdown=1.0,1.25,1.5 \
   --json "$work/sweep.json" > "$work/sweep.txt" 2>&1 || { fail "sweep exited $?"; cat "$work/sweep.txt"; }
 $faults_check sweep "$work/sweep.json" || fail "sweep over the slowdown"
+
+# `preflight collective` on the faulted fabric: a failed spine of the 16 in the
+# default example's rail fabric lowers cross-server all-to-all bus bandwidth.
+busbw() {  # busbw [--set FAULTS]: the table's average bus bandwidth
+  mpi 2 "$preflight" collective --experiment "$root/configs/examples/gpt3-13b-a100-128.yaml" --op all_to_all \
+    --min-bytes 64M --max-bytes 64M --quiet "$@" 2>&1 | sed -n 's/^# Avg bus bandwidth *: *//p'
+}
+healthy_bw=$(busbw) faulted_bw=$(busbw --set 'faults=[{switch: spine3, failed: true}]')
+/usr/bin/python3 -c "import sys; h, f = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if f < 0.97 * h else 1)" \
+  "$healthy_bw" "$faulted_bw" || fail "collective all-to-all: $healthy_bw GB/s healthy, $faulted_bw GB/s with a failed spine"
 
 # Refused: exit 2, one line, nothing written.
 bad() {  # bad NAME EXPECTED-TEXT ARGS...
