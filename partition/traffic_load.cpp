@@ -75,7 +75,7 @@ class EcmpSpreader {
 
 std::vector<double> link_loads(const ClusterGraph& g, std::span<const GpuTraffic> traffic) {
   std::vector<double> load(static_cast<std::size_t>(g.link_count()), 0.0);
-  const bool ecmp = g.shape().routing == models::Routing::ecmp;
+  const bool ecmp = g.shape().routing != models::Routing::single_path;  // adaptive spreads at least as well
   EcmpSpreader spreader(g);
   Path path;
   for (const GpuTraffic& t : traffic) {

@@ -11,7 +11,8 @@ const EnumNames<models::TopologyKind> kKinds{{"rail_optimized", models::Topology
                                               {"fat_tree", models::TopologyKind::fat_tree},
                                               {"single_switch", models::TopologyKind::single_switch}};
 const EnumNames<models::Routing> kRoutings{{"ecmp", models::Routing::ecmp},
-                                            {"single_path", models::Routing::single_path}};
+                                            {"single_path", models::Routing::single_path},
+                                            {"adaptive", models::Routing::adaptive}};
 
 }  // namespace
 

@@ -30,12 +30,18 @@ struct Message {
   int dst_gpu = 0;
   std::uint64_t bytes = 0;
   Tag tag;
-  std::uint32_t flow = 0;  // ECMP flow id: a flow's chunks follow one path, in order
+  std::uint32_t flow = 0;  // ECMP flow id: a flow's chunks follow one path, in order (unused by adaptive routing)
   core::SimTime delay;     // the message is ready to leave this long after it is sent (software latency)
 };
 
 // Chunk sizes travel in 31 bits; the top bit marks the last chunk of a message.
 inline constexpr std::uint32_t kLastChunk = 1u << 31;
+// Adaptive routing (adaptive_routing.h): the last chunk of a message of n >= 2
+// chunks carries kLastChunk | kCountChunk | n, and is a full chunk_bytes piece
+// (the message's first chunk takes the remainder); every chunk's `flow` is the
+// message's id at its sender. The destination reassembles them (reassembly.h).
+inline constexpr std::uint32_t kCountChunk = 1u << 30;
+inline constexpr std::uint32_t kChunkFieldMask = kCountChunk - 1;
 inline constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 30;
 
 // Payload of both event kinds.

@@ -1,5 +1,7 @@
 #include "models/network/network.h"
 
+#include "models/network/adaptive_routing.h"
+
 #include <algorithm>
 #include <string>
 
@@ -11,6 +13,11 @@ const char* to_string(NvlinkFidelity fidelity) { return fidelity == NvlinkFideli
 Network::Network(const partition::ClusterGraph& g, NetworkConfig config)
     : graph_(g), config_(config), ports_(g) {
   config_.chunk_bytes = std::clamp<std::uint64_t>(config_.chunk_bytes, 1, kMaxChunkBytes);
+  adaptive_ = config_.mode == NetworkMode::packet && g.shape().routing == models::Routing::adaptive;
+  if (adaptive_) {
+    adaptive_piece_ = std::min<std::uint64_t>(config_.chunk_bytes, kChunkFieldMask);
+    next_message_id_.assign(static_cast<std::size_t>(g.gpu_count()), 0);
+  }
 }
 
 core::SimTime Network::send_all(core::Engine& engine, std::span<const Message> messages) {
@@ -34,12 +41,26 @@ void Network::deliver_now(core::Engine& engine, const Message& m) {
   engine.send(engine.now() + m.delay, static_cast<core::LpId>(m.dst_gpu), kDelivery, p);
 }
 
+void Network::arrive_at_destination(core::Engine& engine, const partition::Link& link, const LinkPorts::Slot& s,
+                                    const ChunkPayload& chunk) {
+  const bool single = (chunk.size & kLastChunk) && !(chunk.size & kCountChunk);
+  if (single || !multipath(chunk)) {
+    // One path in FIFO order: the message's last chunk arrives last.
+    if (chunk.size & kLastChunk) engine.send(s.end + link.latency, static_cast<core::LpId>(link.dst), kDelivery, chunk);
+    return;
+  }
+  const std::uint32_t count = (chunk.size & kLastChunk) ? chunk.size & kChunkFieldMask : 0;
+  core::SimTime complete;
+  if (reassembly_.arrive(chunk.src_gpu, chunk.dst_gpu, chunk.flow, count, s.end + link.latency, complete))
+    engine.send(complete, static_cast<core::LpId>(link.dst), kDelivery, chunk);
+}
+
 LinkPorts::Slot Network::pass(core::Engine& engine, partition::LinkId l, core::SimTime head, const ChunkPayload& chunk) {
   const partition::Link& link = graph_.link(l);
-  const LinkPorts::Slot s = ports_.transmit(l, head, chunk.tail, chunk.size & ~kLastChunk);
+  const LinkPorts::Slot s = ports_.transmit(l, head, chunk.tail, chunk_bytes(chunk));
   if (link.dst == chunk.dst_gpu) {
     // The port into the destination GPU: only the message's end is an event.
-    if (chunk.size & kLastChunk) engine.send(s.end + link.latency, static_cast<core::LpId>(link.dst), kDelivery, chunk);
+    arrive_at_destination(engine, link, s, chunk);
     return s;
   }
   ChunkPayload next = chunk;
@@ -68,20 +89,27 @@ core::SimTime Network::send_packets(core::Engine& engine, std::span<const Messag
     p.chunk.tag = m.tag;
     p.first = path.links[0];
     p.left = m.bytes;
-    p.piece = piece_bytes(m);
+    p.multipath = multipath(p.chunk);
+    p.piece = p.multipath ? adaptive_piece_ : piece_bytes(m);
+    if (p.multipath) p.chunk.flow = next_message_id_[static_cast<std::size_t>(m.src_gpu)]++;
     pending_.push_back(p);
   }
   // Round-robin over the messages, one chunk each per round. A zero-byte
   // message is one empty chunk: it still pays the path latency.
-  for (Pending& p : pending_) p.chunks = p.left == 0 ? 1 : (p.left + p.piece - 1) / p.piece;
+  for (Pending& p : pending_) p.total = p.chunks = p.left == 0 ? 1 : (p.left + p.piece - 1) / p.piece;
   for (bool more = !pending_.empty(); more;) {
     more = false;
     for (Pending& p : pending_) {
       if (p.chunks == 0) continue;
-      const std::uint64_t bytes = std::min(p.left, p.piece);
+      // Multipath: the first chunk takes the remainder, so the last is a full
+      // piece and its size field can carry the chunk count instead.
+      const std::uint64_t bytes =
+          p.multipath && p.chunks == p.total ? p.left - (p.total - 1) * p.piece : std::min(p.left, p.piece);
       p.left -= bytes;
       --p.chunks;
-      p.chunk.size = static_cast<std::uint32_t>(bytes) | (p.chunks == 0 ? kLastChunk : 0u);
+      const bool counted_last = p.multipath && p.chunks == 0 && p.total >= 2;
+      p.chunk.size = counted_last ? static_cast<std::uint32_t>(p.total) | kCountChunk | kLastChunk
+                                  : static_cast<std::uint32_t>(bytes) | (p.chunks == 0 ? kLastChunk : 0u);
       port_free = std::max(port_free, pass(engine, p.first, p.ready, p.chunk).end);
       more = more || p.chunks > 0;
     }
@@ -118,7 +146,9 @@ core::SimTime Network::send_analytical(core::Engine& engine, std::span<const Mes
 void Network::forward(core::Engine& engine, const core::Event& event) {
   const auto chunk = event.as<ChunkPayload>();
   const auto at = static_cast<partition::VertexId>(engine.current_lp());
-  const partition::LinkId l = partition::next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, chunk.flow);
+  const partition::LinkId l =
+      multipath(chunk) ? adaptive_next_link(graph_, ports_, at, chunk.src_gpu, chunk.dst_gpu, engine.now())
+                       : partition::next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, chunk.flow);
   if (l == partition::kNoLink) {
     engine.fail("network: a chunk from GPU " + std::to_string(chunk.src_gpu) + " to GPU " +
                 std::to_string(chunk.dst_gpu) + " reached vertex " + std::to_string(at) + ", which is off its path");

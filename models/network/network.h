@@ -21,6 +21,12 @@
 // Chunks issued together by send_all() are interleaved round-robin on shared
 // ports, as a NIC serves its queue pairs in turn: an all-to-all's flows then
 // progress side by side rather than one destination at a time.
+//
+// topology.routing: adaptive (packet mode, messages between servers): each
+// switch picks the least-loaded equal-cost port per chunk
+// (adaptive_routing.h), so a message's chunks may overtake each other; its
+// destination port counts them and delivers the message at the latest
+// arrival (reassembly.h).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +37,7 @@
 #include "models/network/link_ports.h"
 #include "models/network/message.h"
 #include "models/network/network_config.h"
+#include "models/network/reassembly.h"
 #include "partition/cluster_graph.h"
 #include "partition/routing.h"
 
@@ -61,6 +68,8 @@ class Network {
   // Counters of the links leaving this rank's LPs (others stay zero here).
   const LinkCounters& counters(partition::LinkId l) const { return ports_.counters(l); }
   const LinkPorts& ports() const { return ports_; }
+  // Adaptive routing: messages whose chunks have partly arrived here.
+  std::size_t messages_in_reassembly() const { return reassembly_.in_flight(); }
 
  private:
   struct Pending {  // one message being cut into chunks (send_all's scratch)
@@ -70,6 +79,8 @@ class Network {
     std::uint64_t left = 0;    // bytes not yet cut
     std::uint64_t piece = 0;   // chunk size for this message
     std::uint64_t chunks = 0;  // chunks not yet sent
+    std::uint64_t total = 0;   // chunks in all
+    bool multipath = false;    // adaptive routing: chunks counted at the destination
   };
 
   core::SimTime send_packets(core::Engine& engine, std::span<const Message> messages);
@@ -78,11 +89,25 @@ class Network {
   // Puts one chunk on link l and schedules what happens at its far end.
   LinkPorts::Slot pass(core::Engine& engine, partition::LinkId l, core::SimTime head, const ChunkPayload& chunk);
   std::uint64_t piece_bytes(const Message& m) const;
+  // Adaptive routing between servers: chunks take their own paths.
+  bool multipath(const ChunkPayload& c) const {
+    return adaptive_ && graph_.node_of_gpu(c.src_gpu) != graph_.node_of_gpu(c.dst_gpu);
+  }
+  // Bytes a chunk carries on the wire.
+  std::uint64_t chunk_bytes(const ChunkPayload& c) const {
+    return (c.size & kCountChunk) && multipath(c) ? adaptive_piece_ : c.size & ~kLastChunk;
+  }
+  void arrive_at_destination(core::Engine& engine, const partition::Link& link, const LinkPorts::Slot& s,
+                             const ChunkPayload& chunk);
 
   const partition::ClusterGraph& graph_;
   NetworkConfig config_;
   LinkPorts ports_;
   std::vector<Pending> pending_;
+  bool adaptive_ = false;             // packet mode with topology.routing: adaptive
+  std::uint64_t adaptive_piece_ = 0;  // chunk size of multipath messages (< kCountChunk)
+  std::vector<std::uint32_t> next_message_id_;  // per sending GPU (adaptive only)
+  Reassembly reassembly_;
 };
 
 }  // namespace pf::models::network

@@ -5,7 +5,7 @@
 namespace pf::models {
 
 enum class TopologyKind { single_switch, fat_tree, rail_optimized };
-enum class Routing { ecmp, single_path };
+enum class Routing { ecmp, single_path, adaptive };
 
 struct TopologySpec {
   TopologyKind kind = TopologyKind::single_switch;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `preflight run` with a faults: section, through the binary under mpiexec:
 #  - a straggler, jitter, a degraded link, a failed spine and random slow
-#    links give the same report and timeline on 1, 2 and 4 ranks (packet mode);
+#    links give the same report and timeline on 1, 2 and 4 ranks (packet mode,
+#    ECMP and adaptive routing);
 #  - --baseline adds the fault-free step; the report's faults block, /gpu_summary
 #    and /links name the affected elements (check_faults.py run);
 #  - `sweep --vary faults.0.compute_slowdown` ranks the slowdowns;
@@ -36,6 +37,13 @@ for n in 1 2 4; do
   mpi "$n" "$preflight" run "$exp" "${plan[@]}" --set "$faults" --baseline --out "$out" > "$out.txt" 2>&1 \
     || { fail "faulted run on $n ranks exited $?"; cat "$out.txt"; continue; }
   $check same "$work/run-1" "$out" || fail "faulted run on $n ranks differs from 1 rank"
+done
+# Adaptive routing around the same faults: also the same on 1 and 4 ranks.
+for n in 1 4; do
+  out=$work/adaptive-$n
+  mpi "$n" "$preflight" run "$exp" "${plan[@]}" --set "$faults" --set topology.routing=adaptive --out "$out" \
+    > "$out.txt" 2>&1 || { fail "adaptive run on $n ranks exited $?"; cat "$out.txt"; continue; }
+  $check same "$work/adaptive-1" "$out" || fail "adaptive run on $n ranks differs from 1 rank"
 done
 $faults_check run "$work/run-2" || fail "faults in the report and timeline"
 grep -q "the faults add" "$work/run-2.txt" || { fail "text report lacks the baseline line"; cat "$work/run-2.txt"; }

@@ -1,0 +1,90 @@
+#include "models/network/adaptive_routing.h"
+
+#include "core/mix64.h"
+
+namespace pf::models::network {
+namespace {
+
+using partition::ClusterGraph;
+using partition::LinkId;
+using partition::VertexKind;
+
+// Among `count` candidate ports (candidate(i) -> link, or kNoLink when that
+// branch is not usable), the one free earliest; ties to the first after `start`.
+template <class Candidate>
+LinkId least_loaded(const LinkPorts& ports, int count, int start, core::SimTime now, Candidate candidate) {
+  LinkId best = partition::kNoLink;
+  core::SimTime best_free = core::SimTime::infinity();
+  for (int i = 0; i < count; ++i) {
+    const LinkId l = candidate((start + i) % count);
+    if (l == partition::kNoLink) continue;
+    const core::SimTime free = ports.free_at(l) < now ? now : ports.free_at(l);
+    if (free < best_free) {
+      best = l;
+      best_free = free;
+    }
+  }
+  return best;
+}
+
+int tie_start(int src_gpu, int dst_gpu, int count) {
+  const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src_gpu)) << 32) |
+                             static_cast<std::uint32_t>(dst_gpu);
+  return static_cast<int>(core::mix64(pair) % static_cast<std::uint64_t>(count));
+}
+
+// Whether spine k of the source pod still reaches the destination leaf dl
+// (through some core when the pods differ).
+bool spine_reaches(const ClusterGraph& g, int sp, int k, int dl) {
+  if (g.link_failed(ClusterGraph::reverse(g.leaf_spine_link(dl, k)))) return false;
+  const int dp = g.pod_of_leaf(dl);
+  if (sp == dp) return true;
+  for (int c = 0; c < g.shape().spine_uplinks; ++c)
+    if (!g.link_failed(g.spine_core_link(g.spine_of(sp, k), c)) &&
+        !g.link_failed(ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, k), c))))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+LinkId adaptive_next_link(const ClusterGraph& g, const LinkPorts& ports, partition::VertexId at, int src_gpu,
+                          int dst_gpu, core::SimTime now) {
+  const partition::Vertex& v = g.vertex(at);
+  const int dnic = g.nic_of_gpu(dst_gpu);
+  const int dl = g.leaf_of_nic(dnic);
+  const int dp = g.pod_of_leaf(dl);
+  const partition::ClusterShape& s = g.shape();
+  switch (v.kind) {
+    case VertexKind::nic:
+      return v.index == dnic ? ClusterGraph::reverse(g.gpu_nic_link(dst_gpu)) : g.nic_leaf_link(v.index);
+    case VertexKind::leaf: {
+      if (v.index == dl) return ClusterGraph::reverse(g.nic_leaf_link(dnic));
+      const int sp = g.pod_of_leaf(v.index);
+      return least_loaded(ports, s.spines_per_pod, tie_start(src_gpu, dst_gpu, s.spines_per_pod), now, [&](int k) {
+        const LinkId up = g.leaf_spine_link(v.index, k);
+        return !g.link_failed(up) && spine_reaches(g, sp, k, dl) ? up : partition::kNoLink;
+      });
+    }
+    case VertexKind::spine: {
+      const int sp = v.index / s.spines_per_pod;
+      const int k = v.index % s.spines_per_pod;
+      if (sp == dp) return ClusterGraph::reverse(g.leaf_spine_link(dl, k));
+      return least_loaded(ports, s.spine_uplinks, tie_start(src_gpu, dst_gpu, s.spine_uplinks), now, [&](int c) {
+        const LinkId up = g.spine_core_link(v.index, c);
+        const bool down_ok = !g.link_failed(ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, k), c)));
+        return !g.link_failed(up) && down_ok ? up : partition::kNoLink;
+      });
+    }
+    case VertexKind::core: {
+      const int k = v.index / s.spine_uplinks;
+      const int c = v.index % s.spine_uplinks;
+      return ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, k), c));
+    }
+    case VertexKind::nvswitch: return ClusterGraph::reverse(g.gpu_nvswitch_link(dst_gpu));
+    case VertexKind::gpu: break;
+  }
+  return partition::kNoLink;
+}
+
+}  // namespace pf::models::network
