@@ -1,7 +1,5 @@
 #include "models/collective/collective_bench.h"
 
-#include "partition/cluster_faults.h"
-
 #include <numeric>
 #include <string>
 
@@ -13,6 +11,7 @@
 #include "models/collective/group_table.h"
 #include "models/network/network.h"
 #include "models/network/network_lookahead.h"
+#include "partition/cluster_faults.h"
 
 namespace pf::models::collective {
 namespace {

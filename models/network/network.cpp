@@ -1,9 +1,9 @@
 #include "models/network/network.h"
 
-#include "models/network/adaptive_routing.h"
-
 #include <algorithm>
 #include <string>
+
+#include "models/network/adaptive_routing.h"
 
 namespace pf::models::network {
 
@@ -91,6 +91,12 @@ core::SimTime Network::send_packets(core::Engine& engine, std::span<const Messag
     p.left = m.bytes;
     p.multipath = multipath(p.chunk);
     p.piece = p.multipath ? adaptive_piece_ : piece_bytes(m);
+    if (p.multipath && m.bytes / p.piece >= kChunkFieldMask) {
+      // Chunk counts travel in 30 bits (message.h).
+      engine.fail("network: a " + std::to_string(m.bytes) + "-byte message is more than 2^30 chunks of " +
+                  std::to_string(p.piece) + " bytes, which adaptive routing cannot count: raise simulation.chunk_bytes");
+      continue;
+    }
     if (p.multipath) p.chunk.flow = next_message_id_[static_cast<std::size_t>(m.src_gpu)]++;
     pending_.push_back(p);
   }
