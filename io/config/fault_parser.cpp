@@ -58,7 +58,8 @@ void read_link_effect(MapReader& r, const ConfigNode& where, FaultSpec& f) {
   // An explicit factor of 1 is allowed (the healthy end of a sweep); no key at all is a mistake.
   if (!r.find("bandwidth_factor") && !r.find("failed"))
     fail_at(where, "expected bandwidth_factor or failed, found neither: the fault changes nothing");
-  f.bandwidth_factor = r.get_double_or("bandwidth_factor", 1.0, NumberRange{0.0, 100.0, true, false});
+  // Below 1e-4 a link is better written as failed (and its serialisation times would overflow).
+  f.bandwidth_factor = r.get_double_or("bandwidth_factor", 1.0, NumberRange::closed(1e-4, 100.0));
   f.failed = r.get_bool_or("failed", false);
 }
 
