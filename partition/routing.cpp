@@ -26,19 +26,6 @@ UplinkChoice destination_choice(const ClusterGraph& g, int dst_gpu) {
   return c;
 }
 
-// With failed links: whether the branch's links above the source leaf are up
-// (the fixed GPU, NIC and leaf-downlink hops are checked when the faults are
-// applied, cluster_faults.h).
-bool branch_up(const ClusterGraph& g, int sl, int dl, UplinkChoice c) {
-  if (g.link_failed(g.leaf_spine_link(sl, c.spine))) return false;
-  if (g.link_failed(ClusterGraph::reverse(g.leaf_spine_link(dl, c.spine)))) return false;
-  const int sp = g.pod_of_leaf(sl);
-  const int dp = g.pod_of_leaf(dl);
-  if (sp == dp) return true;
-  return !g.link_failed(g.spine_core_link(g.spine_of(sp, c.spine), c.core)) &&
-         !g.link_failed(ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, c.spine), c.core)));
-}
-
 // The n-th equal-cost branch, spine-major (cores vary fastest).
 UplinkChoice branch(const ClusterShape& s, int n, bool cross_pod) {
   const int cores = cross_pod ? std::max(1, s.spine_uplinks) : 1;
@@ -74,6 +61,16 @@ UplinkChoice surviving_choice(const ClusterGraph& g, int src_gpu, int dst_gpu, s
 
 }  // namespace
 
+bool branch_up(const ClusterGraph& g, int sl, int dl, UplinkChoice c) {
+  if (g.link_failed(g.leaf_spine_link(sl, c.spine))) return false;
+  if (g.link_failed(ClusterGraph::reverse(g.leaf_spine_link(dl, c.spine)))) return false;
+  const int sp = g.pod_of_leaf(sl);
+  const int dp = g.pod_of_leaf(dl);
+  if (sp == dp) return true;
+  return !g.link_failed(g.spine_core_link(g.spine_of(sp, c.spine), c.core)) &&
+         !g.link_failed(ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, c.spine), c.core)));
+}
+
 std::uint64_t ecmp_hash(int src_gpu, int dst_gpu, std::uint64_t flow) {
   const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src_gpu)) << 32) |
                              static_cast<std::uint32_t>(dst_gpu);
@@ -91,9 +88,10 @@ int equal_cost_paths(const ClusterGraph& g, int src_gpu, int dst_gpu) {
 
 UplinkChoice choose_uplinks(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t flow) {
   const ClusterShape& s = g.shape();
-  const std::uint64_t h = ecmp_hash(src_gpu, dst_gpu, flow);
+  const bool hashed = s.routing != models::Routing::single_path;
+  const std::uint64_t h = hashed || g.has_failed_links() ? ecmp_hash(src_gpu, dst_gpu, flow) : 0;
   UplinkChoice c;
-  if (s.routing == models::Routing::single_path) {
+  if (!hashed) {
     c = destination_choice(g, dst_gpu);
   } else {
     if (s.spines_per_pod > 0) c.spine = scale(h >> 32, s.spines_per_pod);

@@ -60,6 +60,10 @@ int equal_cost_paths(const ClusterGraph& g, int src_gpu, int dst_gpu);
 // The branch the topology's routing mode picks for this flow.
 UplinkChoice choose_uplinks(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t flow);
 
+// With failed links (cluster_faults.h): whether the branch from leaf sl to
+// leaf dl has its links above the leaves up (spine, and core across pods).
+bool branch_up(const ClusterGraph& g, int sl, int dl, UplinkChoice c);
+
 // Writes the path through a given branch into `out` (overwriting it).
 // src == dst gives an empty path. GPU indices must lie in [0, gpu_count()):
 // routing is on the hot path and does not check them.

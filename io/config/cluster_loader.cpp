@@ -4,7 +4,6 @@
 #include "io/config/fault_parser.h"
 #include "io/config/hardware_parser.h"
 #include "io/config/map_reader.h"
-#include "io/config/overrides.h"
 #include "io/config/part_references.h"
 #include "io/config/simulation_parser.h"
 #include "io/config/topology_parser.h"
@@ -28,11 +27,7 @@ ConfigNode load_cluster_tree(const std::string& hardware_path, const std::string
   root.set("hardware", option_reference("--hardware", "hardware", hardware_path));
   root.set("topology", option_reference("--topology", "topology", topology_path));
   expand_part_references(root, kClusterParts);
-  for (const std::string& text : overrides) {
-    apply_override(root, parse_override(text));
-    expand_part_references(root, kClusterParts);
-    expand_fault_hardware(root);
-  }
+  apply_overrides_reading_parts(root, overrides, kClusterParts);
   return root;
 }
 

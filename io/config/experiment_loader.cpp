@@ -38,14 +38,19 @@ ConfigNode load_experiment_tree(const std::string& path, const std::vector<std::
   if (!root.is_map()) return root;   // parse_experiment says what was expected
   expand_part_references(root, kNamedParts);
   expand_fault_hardware(root);
+  apply_overrides_reading_parts(root, overrides, kNamedParts);
+  return root;
+}
+
+void apply_overrides_reading_parts(ConfigNode& root, const std::vector<std::string>& overrides,
+                                   const std::vector<std::string_view>& parts) {
   // One at a time: an override may name a whole part by path (--set
   // hardware=h100.yaml, or a fault's hardware), which later overrides change.
   for (const std::string& text : overrides) {
     apply_override(root, parse_override(text));
-    expand_part_references(root, kNamedParts);
+    expand_part_references(root, parts);
     expand_fault_hardware(root);
   }
-  return root;
 }
 
 std::string merged_yaml(const ConfigNode& root) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"   // pf::ConfigError, thrown by every function here
@@ -18,6 +19,11 @@ namespace pf::config {
 
 // The top-level keys of an experiment: name, workload and the seven parts.
 const std::vector<std::string>& experiment_keys();
+
+// --set overrides in order, each followed by reading the `parts` (and the
+// faults' hardware) that it named by path, so a later override reaches them.
+void apply_overrides_reading_parts(ConfigNode& root, const std::vector<std::string>& overrides,
+                                   const std::vector<std::string_view>& parts);
 
 // The merged tree only (for tools that vary keys, such as `sweep`).
 ConfigNode load_experiment_tree(const std::string& path, const std::vector<std::string>& overrides);

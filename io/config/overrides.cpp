@@ -101,8 +101,4 @@ void apply_override(ConfigNode& root, const Override& override_spec) {
   node->set(parts.back(), read_yaml_value(override_spec.value, source, path));
 }
 
-void apply_overrides(ConfigNode& root, const std::vector<std::string>& overrides) {
-  for (const std::string& text : overrides) apply_override(root, parse_override(text));
-}
-
 }  // namespace pf::config

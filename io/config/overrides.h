@@ -30,7 +30,4 @@ Override parse_override(std::string_view text);
 // Sets the override's key in `root` (a mapping), creating absent intermediate mappings.
 void apply_override(ConfigNode& root, const Override& override_spec);
 
-// parse_override + apply_override for each "KEY=VALUE", in order (the last one wins).
-void apply_overrides(ConfigNode& root, const std::vector<std::string>& overrides);
-
 }  // namespace pf::config

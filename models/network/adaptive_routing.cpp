@@ -1,6 +1,7 @@
 #include "models/network/adaptive_routing.h"
 
 #include "core/mix64.h"
+#include "partition/routing.h"
 
 namespace pf::models::network {
 namespace {
@@ -33,16 +34,12 @@ int tie_start(int src_gpu, int dst_gpu, int count) {
   return static_cast<int>(core::mix64(pair) % static_cast<std::uint64_t>(count));
 }
 
-// Whether spine k of the source pod still reaches the destination leaf dl
-// (through some core when the pods differ).
-bool spine_reaches(const ClusterGraph& g, int sp, int k, int dl) {
-  if (g.link_failed(ClusterGraph::reverse(g.leaf_spine_link(dl, k)))) return false;
-  const int dp = g.pod_of_leaf(dl);
-  if (sp == dp) return true;
-  for (int c = 0; c < g.shape().spine_uplinks; ++c)
-    if (!g.link_failed(g.spine_core_link(g.spine_of(sp, k), c)) &&
-        !g.link_failed(ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, k), c))))
-      return true;
+// Whether spine k still reaches the destination leaf dl from leaf sl (through
+// some core when the pods differ).
+bool spine_reaches(const ClusterGraph& g, int sl, int k, int dl) {
+  const int cores = g.pod_of_leaf(sl) == g.pod_of_leaf(dl) ? 1 : g.shape().spine_uplinks;
+  for (int c = 0; c < cores; ++c)
+    if (partition::branch_up(g, sl, dl, partition::UplinkChoice{k, c})) return true;
   return false;
 }
 
@@ -60,10 +57,8 @@ LinkId adaptive_next_link(const ClusterGraph& g, const LinkPorts& ports, partiti
       return v.index == dnic ? ClusterGraph::reverse(g.gpu_nic_link(dst_gpu)) : g.nic_leaf_link(v.index);
     case VertexKind::leaf: {
       if (v.index == dl) return ClusterGraph::reverse(g.nic_leaf_link(dnic));
-      const int sp = g.pod_of_leaf(v.index);
       return least_loaded(ports, s.spines_per_pod, tie_start(src_gpu, dst_gpu, s.spines_per_pod), now, [&](int k) {
-        const LinkId up = g.leaf_spine_link(v.index, k);
-        return !g.link_failed(up) && spine_reaches(g, sp, k, dl) ? up : partition::kNoLink;
+        return spine_reaches(g, v.index, k, dl) ? g.leaf_spine_link(v.index, k) : partition::kNoLink;
       });
     }
     case VertexKind::spine: {

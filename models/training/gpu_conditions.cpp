@@ -19,13 +19,6 @@ double standard_normal(std::uint64_t key) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
-bool same_hardware(const HardwareSpec& a, const HardwareSpec& b) {
-  return a.gpu.name == b.gpu.name && a.gpu.peak_tflops == b.gpu.peak_tflops &&
-         a.gpu.memory_bandwidth_gbps == b.gpu.memory_bandwidth_gbps && a.gpu.sm_count == b.gpu.sm_count &&
-         a.gpu.calibration == b.gpu.calibration && a.gpu.efficiency.gemm == b.gpu.efficiency.gemm &&
-         a.gpu.efficiency.attention == b.gpu.efficiency.attention &&
-         a.gpu.efficiency.elementwise == b.gpu.efficiency.elementwise;
-}
 
 }  // namespace
 
@@ -44,21 +37,14 @@ GpuConditions::GpuConditions(const ExperimentSpec& e) {
   bool any = false;
   for (const FaultSpec& f : e.faults) any = any || f.target == FaultTarget::gpus;
   if (!any) return;
-  // One pricer per distinct replacement hardware, in fault order.
-  std::vector<HardwareSpec> kinds{e.hardware};
-  std::vector<std::uint8_t> pricer_of_fault(e.faults.size(), 0);
+  // One pricer per fault with replacement hardware, in fault order.
+  std::vector<std::uint16_t> pricer_of_fault(e.faults.size(), 0);
   for (std::size_t i = 0; i < e.faults.size(); ++i) {
-    const FaultSpec& f = e.faults[i];
-    if (!f.hardware) continue;
-    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const HardwareSpec& h) { return same_hardware(h, *f.hardware); });
-    if (it == kinds.end()) {
-      ExperimentSpec other = e;
-      other.hardware.gpu = f.hardware->gpu;
-      pricers_.push_back(std::make_unique<OpPricer>(other));
-      kinds.push_back(*f.hardware);
-      it = kinds.end() - 1;
-    }
-    pricer_of_fault[i] = static_cast<std::uint8_t>(it - kinds.begin());
+    if (!e.faults[i].hardware) continue;
+    ExperimentSpec other = e;
+    other.hardware.gpu = e.faults[i].hardware->gpu;
+    pricer_of_fault[i] = static_cast<std::uint16_t>(pricers_.size());
+    pricers_.push_back(std::make_unique<OpPricer>(other));
   }
   for (const GpuFaultFigures& g : gpu_fault_figures(e.faults, e.gpu_count())) {
     Condition c;

@@ -37,13 +37,13 @@ class GpuConditions {
 
  private:
   struct Condition {
-    std::uint8_t pricer = 0;
+    std::uint16_t pricer = 0;
     double slowdown = 1.0;
     JitterSpec jitter;
   };
   static double jitter(const Condition& c, int gpu, std::uint32_t op);
 
-  std::vector<std::unique_ptr<OpPricer>> pricers_;  // [0]: the experiment's hardware
+  std::vector<std::unique_ptr<OpPricer>> pricers_;  // [0]: the experiment's hardware, then one per hardware fault
   std::vector<Condition> per_gpu_;                  // empty: no GPU faults
 };
 

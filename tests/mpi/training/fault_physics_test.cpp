@@ -13,6 +13,7 @@
 #include "io/config/experiment_loader.h"
 #include "models/collective/collective_bench.h"
 #include "models/training/training_run.h"
+#include "tests/unit/network/test_cluster.h"
 
 namespace pf::models::training {
 namespace {
@@ -118,21 +119,9 @@ TEST(FaultPhysics, AMixedServerComputesAtItsOwnGpusSpeed) {
   EXPECT_NEAR(mixed.faults[0].extra_compute_s, slow_compute - fast_compute, 1e-6 * slow_compute);
 }
 
-// 8 servers of 4 GPUs and 4 NICs, one server a leaf (fat tree, non-blocking):
+// 16 servers of 4 GPUs and 4 NICs, one server a leaf (fat tree, non-blocking):
 // each leaf has 4 uplinks, one to each of k = 4 spines. An all-to-all over all
-// 32 GPUs sends 7/8 of its bytes across leaves, through the spines.
-models::NodeSpec server() {
-  models::NodeSpec n;
-  n.gpus_per_node = 4;
-  n.nvlink_bandwidth_gbps = 300;
-  n.nvlink_latency_us = 0.7;
-  n.nics_per_node = 4;
-  n.nic_bandwidth_gbps = 200;
-  n.nic_latency_us = 2.0;
-  n.pcie_bandwidth_gbps = 32;
-  return n;
-}
-
+// 64 GPUs sends 15/16 of its bytes across leaves, through the spines.
 TEST(FaultPhysics, AFailedSpineAmongKCutsCrossLeafAllToAllByOneOverK) {
   models::TopologySpec t;
   t.kind = models::TopologyKind::fat_tree;
@@ -150,8 +139,8 @@ TEST(FaultPhysics, AFailedSpineAmongKCutsCrossLeafAllToAllByOneOverK) {
   f.src = "spine1";
   f.failed = true;
   failed_spine.faults = {f};
-  const models::collective::CollectiveBench healthy(server(), t, sim, core::Communicator::world());
-  const models::collective::CollectiveBench faulted(server(), t, sim, core::Communicator::world(), failed_spine);
+  const models::collective::CollectiveBench healthy(test::server(4, 4), t, sim, core::Communicator::world());
+  const models::collective::CollectiveBench faulted(test::server(4, 4), t, sim, core::Communicator::world(), failed_spine);
   ASSERT_EQ(healthy.graph().count(partition::VertexKind::spine), 4);
   const models::collective::BenchCase all_to_all{models::collective::Op::all_to_all,
                                                  models::collective::Algo::automatic, 64, 64u << 20, 0};
