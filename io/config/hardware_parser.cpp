@@ -79,6 +79,7 @@ models::GpuSpec parse_gpu(const ConfigNode& node) {
   gpu.memory_bandwidth_gbps = r.get_double("memory_bandwidth_gbps", NumberRange::positive());
   if (const ConfigNode* efficiency = r.find("efficiency")) gpu.efficiency = parse_efficiency(*efficiency);
   if (const ConfigNode* gemm = r.find("gemm")) gpu.gemm_model = parse_gemm_model(*gemm);
+  gpu.sustained_clock = r.get_double_or("sustained_clock", gpu.sustained_clock, NumberRange::fraction());
   gpu.calibration = parse_calibration(r);
   r.finish();
   return gpu;

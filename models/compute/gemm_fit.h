@@ -10,6 +10,10 @@
 // the shape, not in the parameters), has nine parameters and is cheap, so a
 // derivative-free local search from the preset's values converges in a few
 // thousand evaluations. Deterministic for the same rows in the same order.
+//
+// Fit and error both price the rows with gpu.sustained_clock = 1: a measured
+// table is a short benchmark at the quoted clock, and the derate to the
+// sustained clock applies in training runs only (roofline.h).
 #pragma once
 
 #include <cstdint>

@@ -34,9 +34,13 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
   if (gpu.peak_tflops.empty()) {
     throw ConfigError("hardware gpu.peak_tflops: expected at least one dtype entry, found none");
   }
+  require_positive(gpu.sustained_clock, "gpu.sustained_clock");
   for (const auto& [dtype, tflops] : gpu.peak_tflops) {
     require_positive(tflops, "gpu.peak_tflops");
-    peak_[index(dtype)] = tflops * 1e12;
+    ideal_peak_[index(dtype)] = tflops * 1e12;
+    // Compute rates scale with the SM clock; HBM bandwidth does not (the
+    // memory clock is not lowered by the power limit).
+    peak_[index(dtype)] = tflops * 1e12 * gpu.sustained_clock;
   }
   shape_aware_ = gpu.sm_count > 0;
   if (shape_aware_) {
@@ -90,7 +94,9 @@ double Roofline::seconds(const ComputeOp& op) const {
 }
 
 double Roofline::ideal_seconds(const ComputeOp& op) const {
-  const double compute = op.flops > 0 ? op.flops / peak_flops(op.cls, op.dtype) : 0.0;
+  peak_flops(op.cls, op.dtype);  // throws when the dtype has no peak
+  const Dtype rate = !uses_tensor_cores(op.cls) && ideal_peak_[index(Dtype::fp32)] > 0 ? Dtype::fp32 : op.dtype;
+  const double compute = op.flops > 0 ? op.flops / ideal_peak_[index(rate)] : 0.0;
   return std::max(compute, op.bytes / bandwidth_);
 }
 

@@ -1,7 +1,12 @@
 // The roofline cost of an op (DESIGN, models/: compute cost):
 //
-//   time = max( flops / (peak[dtype] · efficiency[class]),
+//   time = max( flops / (peak[dtype] · sustained_clock · efficiency[class]),
 //               bytes / (memory_bandwidth · efficiency.elementwise) )
+//
+// gpu.sustained_clock (default 1) is the SM clock the GPU holds under
+// continuous load as a fraction of the clock the peaks and efficiencies were
+// measured at; it scales every compute rate (the GEMM model's too) and no
+// memory rate.
 //
 // Compute term. gemm and gemm_backward use efficiency.gemm, attention and
 // attention_backward use efficiency.attention, at the dtype's dense
@@ -45,9 +50,11 @@ class Roofline {
   double compute_seconds(const ComputeOp& op) const;
   double memory_seconds(const ComputeOp& op) const;
 
-  // The same with every efficiency 1: what the hardware could do at best. The
-  // calibrated estimator measures kernels relative to this anchor, so that the
-  // configured efficiencies never leak into calibrated results.
+  // The same with every efficiency 1 and the quoted peak (no sustained-clock
+  // derate): what the hardware could do at best. The calibrated estimator
+  // measures kernels relative to this anchor, so that neither the configured
+  // efficiencies nor gpu.sustained_clock leak into calibrated results: a
+  // measured table is priced as measured.
   double ideal_seconds(const ComputeOp& op) const;
 
   // Arithmetic intensity (flop/byte) at which the two terms are equal: above
@@ -63,7 +70,8 @@ class Roofline {
 
  private:
   static constexpr int kDtypes = 5;
-  std::array<double, kDtypes> peak_{};  // FLOP/s per Dtype, 0 when not given
+  std::array<double, kDtypes> peak_{};        // FLOP/s per Dtype at the sustained clock, 0 when not given
+  std::array<double, kDtypes> ideal_peak_{};  // FLOP/s per Dtype as quoted (gpu.peak_tflops)
   double bandwidth_ = 0;                // bytes/s
   OpEfficiency efficiency_;
   bool shape_aware_ = false;

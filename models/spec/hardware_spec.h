@@ -43,6 +43,11 @@ struct GpuSpec {
   double memory_gb = 0;                     // capacity, GiB as marketed ("80 GB")
   double memory_bandwidth_gbps = 0;         // GB/s
   OpEfficiency efficiency;
+  // SM clock the GPU sustains under continuous tensor-core load, as a fraction
+  // of the clock its peaks and efficiencies were measured at (short kernel
+  // benchmarks run before the power limit pulls the clock down). Scales the
+  // modelled compute rates, not HBM bandwidth (models/compute/README.md).
+  double sustained_clock = 1.0;
   std::string calibration;                  // path of a measured-kernel CSV, empty if none
 };
 

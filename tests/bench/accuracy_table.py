@@ -46,8 +46,8 @@ def select_rows(spec, all_rows):
     return [by_id[i] for i in ids if i in by_id], missing
 
 
-def run_row(row, preflight, workdir, timeout_s):
-    """One `preflight run`; returns a result dict."""
+def run_row(row, preflight, workdir, timeout_s, extra_sets=()):
+    """One `preflight run` (the row's overrides, then extra_sets); returns a result dict."""
     res = {"id": row.id, "source": row.source, "model": row.model, "gpu": row.short_gpu(), "gpus": row.gpus,
            "measured_s": row.measured_s, "predicted_s": None, "error_pct": None, "status": None, "wall_s": 0.0,
            "oom": False, "peak_memory_gb": None, "mfu": None, "assumptions": row.assumptions, "message": ""}
@@ -60,6 +60,8 @@ def run_row(row, preflight, workdir, timeout_s):
     exp = rowlib.write_experiment(row, d)
     report = d / "report.json"
     cmd = rowlib.preflight_command(preflight, row, exp, report, d / "out")
+    for o in extra_sets:
+        cmd += ["--set", o]
     t0 = time.monotonic()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=d)
@@ -88,7 +90,7 @@ def run_row(row, preflight, workdir, timeout_s):
     return res
 
 
-def run_rows(rows, preflight, timeout_s=DEFAULT_TIMEOUT_S, progress=True, keep=None):
+def run_rows(rows, preflight, timeout_s=DEFAULT_TIMEOUT_S, progress=True, keep=None, extra_sets=()):
     results = []
     preflight = str(Path(preflight).resolve())   # rows run in their own folders
     runnable = [r for r in rows if r.ok]
@@ -98,7 +100,7 @@ def run_rows(rows, preflight, timeout_s=DEFAULT_TIMEOUT_S, progress=True, keep=N
         for row in rows:
             if row.ok:
                 n += 1
-            res = run_row(row, preflight, work, timeout_s)
+            res = run_row(row, preflight, work, timeout_s, extra_sets)
             results.append(res)
             if progress and row.ok:
                 err = f"{res['error_pct']:+7.1f} %" if res["error_pct"] is not None else res["status"]
@@ -231,6 +233,9 @@ def parse_args(argv=None, description=__doc__):
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
     ap.add_argument("--keep", metavar="DIR", help="keep the generated experiments and reports in DIR")
     ap.add_argument("--quiet", action="store_true", help="no per-row progress on stderr")
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="an override applied to every row after its own (repeatable), for ablations: "
+                         "e.g. --set hardware.gpu.sustained_clock=1")
     return ap, ap.parse_args(argv)
 
 
@@ -242,7 +247,8 @@ def main(argv=None):
     rows, missing = select_rows(args.rows, all_rows)
     if missing:
         ap.error("unknown row ids: " + ", ".join(missing))
-    results = run_rows(rows, args.preflight, args.timeout, progress=not args.quiet, keep=args.keep)
+    results = run_rows(rows, args.preflight, args.timeout, progress=not args.quiet, keep=args.keep,
+                       extra_sets=args.sets)
     summary = summarize(results)
     print(format_markdown(results, summary) if args.markdown else format_table(results, summary))
     if args.json:

@@ -150,6 +150,30 @@ TEST(GemmModel, SplitHalfFitOnTheMeasuredGh200Table) {
   EXPECT_LT(e.mean, gemm_model_error(unfitted, long_rows).mean);
 }
 
+// The sustained clock slows the GEMM model's compute term (a whole wave of
+// large tiles) by 1/f and leaves the memory floor of a matrix-vector product
+// alone; calibrate fits the benchmark state, so the fitted parameters and
+// their error do not depend on it.
+TEST(GemmModel, SustainedClockScalesComputeNotTheMemoryFloorNorTheFit) {
+  GpuSpec gpu = shape_aware_gh200();
+  gpu.gemm_model.fixed_us = 0;
+  GpuSpec hot = gpu;
+  hot.sustained_clock = 0.85;
+  const GemmShape large{8192, 8192, 8192, 1};
+  const GemmShape skinny{2, 8192, 8192, 1};
+  EXPECT_NEAR(seconds(hot, large) / seconds(gpu, large), 1 / 0.85, 1e-12);
+  EXPECT_DOUBLE_EQ(seconds(hot, skinny), seconds(gpu, skinny));
+
+  const CalibrationTable table = test::gh200_table("gemm_fp16.csv");
+  const std::vector<Measurement> few(table.rows.begin(), table.rows.begin() + 200);
+  const GpuSpec fitted = fit_gemm_model(gpu, few);
+  const GpuSpec fitted_hot = fit_gemm_model(hot, few);
+  EXPECT_DOUBLE_EQ(fitted_hot.efficiency.gemm, fitted.efficiency.gemm);
+  EXPECT_DOUBLE_EQ(fitted_hot.gemm_model.k_overhead, fitted.gemm_model.k_overhead);
+  EXPECT_DOUBLE_EQ(fitted_hot.sustained_clock, 0.85);
+  EXPECT_DOUBLE_EQ(gemm_model_error(fitted_hot, few).median, gemm_model_error(fitted, few).median);
+}
+
 TEST(GemmModel, FitRejectsUnknownFixedParameters) {
   const CalibrationTable table = test::gh200_table("gemm_fp16.csv");
   std::vector<Measurement> few(table.rows.begin(), table.rows.begin() + 50);

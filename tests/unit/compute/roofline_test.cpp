@@ -93,6 +93,28 @@ TEST(Roofline, FlashAttention2KernelsRunAtTheirOwnEfficiency) {
   }
 }
 
+// gpu.sustained_clock scales the SM clock: compute-bound kernels (tensor-core
+// and CUDA-core) slow by exactly 1/f, memory-bound ones not at all, and the
+// calibration anchor (ideal_seconds) keeps the quoted peak.
+TEST(Roofline, SustainedClockSlowsComputeBoundKernelsOnly) {
+  GpuSpec gpu = gh200();
+  const Roofline quoted(gpu);
+  gpu.sustained_clock = 0.8;
+  const Roofline sustained(gpu);
+  const ComputeOp gemm = gemm_op({8192, 8192, 8192}, Dtype::bf16);
+  const ComputeOp attention = raw(OpClass::attention, 1e13, 1e6);
+  const ComputeOp streaming = streaming_op(OpClass::elementwise, Dtype::bf16, 1e6, 1e9);
+  ASSERT_GT(quoted.compute_seconds(gemm), quoted.memory_seconds(gemm));
+  ASSERT_GT(quoted.memory_seconds(streaming), quoted.compute_seconds(streaming));
+  EXPECT_DOUBLE_EQ(sustained.seconds(gemm), quoted.seconds(gemm) / 0.8);
+  EXPECT_DOUBLE_EQ(sustained.seconds(attention), quoted.seconds(attention) / 0.8);
+  EXPECT_DOUBLE_EQ(sustained.seconds(streaming), quoted.seconds(streaming));
+  EXPECT_DOUBLE_EQ(sustained.ideal_seconds(gemm), quoted.ideal_seconds(gemm));
+  EXPECT_DOUBLE_EQ(sustained.ideal_seconds(streaming), quoted.ideal_seconds(streaming));
+  gpu.sustained_clock = 0;
+  EXPECT_THROW(Roofline{gpu}, ConfigError);
+}
+
 TEST(Roofline, RejectsMissingPeaksAndBadBandwidth) {
   GpuSpec gpu = gh200();
   gpu.peak_tflops.erase(Dtype::fp8);

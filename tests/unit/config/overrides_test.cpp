@@ -79,6 +79,9 @@ TEST(ConfigOverrides, BadValuesNameTheOverride) {
   const std::string exp = write_experiment(dir);
   EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.node.nic_bandwidth_gbps=0"}); }),
             "--set hardware.node.nic_bandwidth_gbps=0: expected a number > 0, found '0'");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.gpu.sustained_clock=1.2"}); }),
+            "--set hardware.gpu.sustained_clock=1.2: expected a number in (0, 1], found '1.2'");
+  EXPECT_DOUBLE_EQ(load_experiment(exp, {"hardware.gpu.sustained_clock=0.9"}).hardware.gpu.sustained_clock, 0.9);
   EXPECT_EQ(config_error([&] { load_experiment(exp, {"training.recompute=partial"}); }),
             "--set training.recompute=partial: expected one of none | selective | full, found 'partial'");
   EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.tp=[1, 2]"}); }),
