@@ -3,12 +3,14 @@
 // A model is a set of logical processes (LPs) with dense ids 0..N-1, each owned
 // by one MPI rank. The model's LPs talk only through events:
 //
-//     engine.send(at, dst_lp, kind, payload)   // from inside a handler
+//     engine.send(at, dst_lp, payload)   // from inside a handler; the kind is
+//                                        // the payload's type (event_kind.h)
 //     engine.now(), engine.current_lp()
 //
 // and the engine calls back one function, non-virtually:
 //
-//     void Model::on_event(Engine&, const Event&)   // switch on event.kind
+//     void Model::on_event(Engine&, const Event&)   // switch on event.kind:
+//                                                   // case kind_of<Payload>
 //
 // Events commit in (time, source LP, source sequence) order on every LP, so a
 // run gives the same results on any number of ranks. Ranks synchronise
@@ -56,6 +58,7 @@
 #include "core/engine_stats.h"
 #include "core/error.h"
 #include "core/event.h"
+#include "core/event_kind.h"
 #include "core/event_queue.h"
 #include "core/lookahead_queue.h"
 
@@ -105,13 +108,15 @@ class Engine {
   // ---- the LP API ----
   SimTime now() const { return now_; }
   LpId current_lp() const { return current_lp_; }
+  // The event's kind is kind_of<Payload> (core/event_kind.h): one payload
+  // type per kind of event.
   template <class Payload>
-  void send(SimTime at, LpId dst, EventKind kind, const Payload& payload);
+  void send(SimTime at, LpId dst, const Payload& payload);
 
   // Before run(): an LP's first events, sent by the LP to itself. Only the
   // owning rank may call it, in a deterministic order per LP.
   template <class Payload>
-  void schedule_initial(SimTime at, LpId lp, EventKind kind, const Payload& payload);
+  void schedule_initial(SimTime at, LpId lp, const Payload& payload);
 
   // Runs to `end` (or until no events remain anywhere, or, in null_message
   // mode, until every rank's model reports finished()). Collective. Throws
@@ -195,13 +200,13 @@ class Engine {
 // ---------------------------------------------------------------------------
 
 template <class Payload>
-inline void Engine::send(SimTime at, LpId dst, EventKind kind, const Payload& payload) {
+inline void Engine::send(SimTime at, LpId dst, const Payload& payload) {
   Event event;
   event.time = at;
   event.dst = dst;
   event.src = current_lp_;
   event.seq = send_seq_[current_lp_]++;
-  event.kind = kind;
+  event.kind = kind_of<Payload>;
   event.set(payload);
   if (at < now_) [[unlikely]] {
     reject_send(at, dst, "into the past");
@@ -216,13 +221,13 @@ inline void Engine::send(SimTime at, LpId dst, EventKind kind, const Payload& pa
 }
 
 template <class Payload>
-inline void Engine::schedule_initial(SimTime at, LpId lp, EventKind kind, const Payload& payload) {
+inline void Engine::schedule_initial(SimTime at, LpId lp, const Payload& payload) {
   if (lp >= lp_rank_.size() || !is_local(lp))
     throw SimulationError("schedule_initial: LP " + std::to_string(lp) + " is not owned by rank " +
                           std::to_string(rank_));
   LpId saved = current_lp_;
   current_lp_ = lp;
-  send(at, lp, kind, payload);
+  send(at, lp, payload);
   current_lp_ = saved;
 }
 

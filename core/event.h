@@ -30,7 +30,7 @@ struct alignas(8) Event {
   LpId dst = 0;          // receiving LP
   LpId src = 0;          // sending LP
   std::uint64_t seq = 0; // the sender's send count: (time, src, seq) is a total order
-  EventKind kind = 0;    // the model's switch key
+  EventKind kind = 0;    // the payload type's kind_of<T> (event_kind.h): the model's switch key
   std::array<std::byte, kPayloadBytes> payload{};
 
   template <class T>

@@ -17,36 +17,39 @@ const char* to_string(Strategy strategy) {
   return "?";
 }
 
-std::vector<VertexId> RankMapping::vertices_on(int rank) const {
-  std::vector<VertexId> out;
+std::vector<LpIndex> RankMapping::vertices_on(int rank) const {
+  std::vector<LpIndex> out;
   for (std::size_t v = 0; v < vertex_rank.size(); ++v) {
-    if (vertex_rank[v] == rank) out.push_back(static_cast<VertexId>(v));
+    if (vertex_rank[v] == rank) out.push_back(static_cast<LpIndex>(v));
   }
   return out;
 }
 
-std::vector<double> default_vertex_events(const ClusterGraph& g) {
-  std::vector<double> events(static_cast<std::size_t>(g.vertex_count()));
-  for (VertexId v = 0; v < g.vertex_count(); ++v) {
-    events[static_cast<std::size_t>(v)] = static_cast<double>(g.out_links(v).size());
+void check(const LpGraph& g) {
+  const auto n = static_cast<std::size_t>(g.lp_count());
+  const auto fail = [](const std::string& what) { throw SimulationError("partition: LP graph: " + what); };
+  if (g.placement_index.size() != n || g.events.size() != n) fail("per-LP arrays of different lengths");
+  if (g.out_offset.size() != n + 1 || g.out_offset.front() != 0 ||
+      g.out_offset.back() != static_cast<std::int32_t>(g.out_edges.size()))
+    fail("out-edge offsets do not match the out-edge list");
+  for (std::size_t v = 0; v < n; ++v) {
+    if (g.group[v] < -1 || g.group[v] >= g.groups)
+      fail("LP " + std::to_string(v) + " has group " + std::to_string(g.group[v]) + ", expected -1 .. " +
+           std::to_string(g.groups - 1));
   }
-  return events;
+  for (const LpEdge& e : g.edges) {
+    if (e.src < 0 || e.dst < 0 || static_cast<std::size_t>(e.src) >= n || static_cast<std::size_t>(e.dst) >= n)
+      fail("an edge " + std::to_string(e.src) + " -> " + std::to_string(e.dst) + " leaves the graph");
+  }
+  for (const std::int32_t e : g.out_edges) {
+    if (e < 0 || e >= g.edge_count()) fail("out-edge index " + std::to_string(e) + " out of range");
+  }
 }
 
-RankMapping partition(const ClusterGraph& g, int ranks, Strategy strategy, std::span<const GpuTraffic> traffic,
-                      std::span<const double> vertex_events) {
+RankMapping partition(const LpGraph& g, int ranks, Strategy strategy) {
   if (ranks < 1) throw SimulationError("partition: expected ranks >= 1, found " + std::to_string(ranks));
-  if (!vertex_events.empty() && vertex_events.size() != static_cast<std::size_t>(g.vertex_count())) {
-    throw SimulationError("partition: expected " + std::to_string(g.vertex_count()) + " vertex weights, found " +
-                          std::to_string(vertex_events.size()));
-  }
-  const std::vector<double> events = vertex_events.empty()
-                                         ? default_vertex_events(g)
-                                         : std::vector<double>(vertex_events.begin(), vertex_events.end());
-  const std::vector<double> link_weight =
-      traffic.empty() ? std::vector<double>(static_cast<std::size_t>(g.link_count()), 1.0) : link_loads(g, traffic);
-
-  const SuperGraph sg = contract(g, events, link_weight);
+  check(g);
+  const SuperGraph sg = contract(g);
   std::vector<int> super_rank;
   switch (strategy) {
     case Strategy::block: super_rank = block_ranks(g, sg, ranks); break;
@@ -57,11 +60,11 @@ RankMapping partition(const ClusterGraph& g, int ranks, Strategy strategy, std::
   RankMapping m;
   m.ranks = ranks;
   m.strategy = strategy;
-  m.vertex_rank.resize(static_cast<std::size_t>(g.vertex_count()));
+  m.vertex_rank.resize(static_cast<std::size_t>(g.lp_count()));
   for (std::size_t v = 0; v < m.vertex_rank.size(); ++v) {
     m.vertex_rank[v] = super_rank[static_cast<std::size_t>(sg.super_of[v])];
   }
-  m.report = make_report(g, m.vertex_rank, ranks, events, link_weight);
+  m.report = make_report(g, m.vertex_rank, ranks);
   return m;
 }
 

@@ -25,30 +25,27 @@ std::vector<ChannelLookahead> merge_channels(std::vector<ChannelLookahead> cross
 
 }  // namespace
 
-PartitionReport make_report(const ClusterGraph& g, std::span<const int> vertex_rank, int ranks,
-                            std::span<const double> vertex_events, std::span<const double> link_weight) {
+PartitionReport make_report(const LpGraph& g, std::span<const int> vertex_rank, int ranks) {
   PartitionReport r;
   r.ranks = ranks;
   r.rank_load.assign(static_cast<std::size_t>(ranks), 0.0);
   double total = 0;
-  for (VertexId v = 0; v < g.vertex_count(); ++v) {
-    const auto i = static_cast<std::size_t>(v);
-    r.rank_load[static_cast<std::size_t>(vertex_rank[i])] += vertex_events[i];
-    total += vertex_events[i];
+  for (std::size_t i = 0; i < g.events.size(); ++i) {
+    r.rank_load[static_cast<std::size_t>(vertex_rank[i])] += g.events[i];
+    total += g.events[i];
   }
   const double max_load = *std::max_element(r.rank_load.begin(), r.rank_load.end());
   r.imbalance = total > 0 ? max_load / (total / ranks) : 1.0;
 
   std::vector<ChannelLookahead> crossings;
-  for (LinkId l = 0; l < g.link_count(); ++l) {
-    const Link& link = g.link(l);
-    const int a = vertex_rank[static_cast<std::size_t>(link.src)];
-    const int b = vertex_rank[static_cast<std::size_t>(link.dst)];
+  for (const LpEdge& e : g.edges) {
+    const int a = vertex_rank[static_cast<std::size_t>(e.src)];
+    const int b = vertex_rank[static_cast<std::size_t>(e.dst)];
     if (a == b) continue;
     ++r.cut_links;
-    r.cut_weight += link_weight[static_cast<std::size_t>(l)];
-    r.lookahead = std::min(r.lookahead, link.latency);
-    crossings.push_back({a, b, link.latency, 1});
+    r.cut_weight += e.weight;
+    r.lookahead = std::min(r.lookahead, e.latency);
+    crossings.push_back({a, b, e.latency, 1});
   }
   r.channels = merge_channels(std::move(crossings));
   return r;

@@ -1,6 +1,6 @@
-// What a rank mapping costs: cut links, load balance and the lookahead the
+// What a rank mapping costs: cut edges, load balance and the lookahead the
 // engine may use (ns-3's CalculateLookAhead idea: the smallest latency of any
-// link whose ends are simulated on different ranks).
+// edge whose ends are simulated on different ranks).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/sim_time.h"
-#include "partition/cluster_graph.h"
+#include "partition/lp_graph.h"
 
 namespace pf::partition {
 
@@ -35,9 +35,8 @@ struct PartitionReport {
   std::vector<core::SimTime> channel_matrix() const;
 };
 
-// Measures a mapping. vertex_events and link_weight are per vertex and per link.
-PartitionReport make_report(const ClusterGraph& g, std::span<const int> vertex_rank, int ranks,
-                            std::span<const double> vertex_events, std::span<const double> link_weight);
+// Measures a mapping of g's LPs (vertex_rank: per LP).
+PartitionReport make_report(const LpGraph& g, std::span<const int> vertex_rank, int ranks);
 
 // One line: "ranks 4, cut 96 links (weight 96), imbalance 1.031, lookahead 1.100 us, 6 channels".
 std::string summarize(const PartitionReport& report);

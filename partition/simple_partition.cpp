@@ -1,4 +1,4 @@
-// block and round_robin: place servers by number, then switches by majority.
+// block and round_robin: place groups by number, then free LPs by majority.
 #include <algorithm>
 #include <cstdint>
 
@@ -28,37 +28,38 @@ int majority(std::vector<int>& owners, int rotation) {
 
 }  // namespace
 
-void place_switches(const ClusterGraph& g, const SuperGraph& sg, int ranks, std::vector<int>& super_rank) {
+void place_free_lps(const LpGraph& g, const SuperGraph& sg, int ranks, std::vector<int>& super_rank) {
   std::vector<int> owners;
-  // Vertex order is leaves, spines, cores: each tier's downlinks reach a tier
-  // already placed.
-  for (VertexId v = g.first(VertexKind::leaf); v < g.vertex_count(); ++v) {
+  // LP order puts the targets of a free LP's toward_groups edges before it
+  // (leaves, spines, cores): each one's targets are already placed.
+  for (std::size_t v = 0; v < g.group.size(); ++v) {
+    if (g.group[v] >= 0) continue;
     owners.clear();
-    for (LinkId l : g.out_links(v)) {
-      const Link& link = g.link(l);
-      if (!is_downlink(link.cls)) continue;
-      owners.push_back(super_rank[static_cast<std::size_t>(sg.super_of[static_cast<std::size_t>(link.dst)])]);
+    for (auto i = static_cast<std::size_t>(g.out_offset[v]); i < static_cast<std::size_t>(g.out_offset[v + 1]); ++i) {
+      const LpEdge& e = g.edges[static_cast<std::size_t>(g.out_edges[i])];
+      if (!e.toward_groups) continue;
+      owners.push_back(super_rank[static_cast<std::size_t>(sg.super_of[static_cast<std::size_t>(e.dst)])]);
     }
-    const int index = g.vertex(v).index;
+    const int index = g.placement_index[v];
     const int rank = owners.empty() ? index % ranks : majority(owners, index);
-    super_rank[static_cast<std::size_t>(sg.super_of[static_cast<std::size_t>(v)])] = rank;
+    super_rank[static_cast<std::size_t>(sg.super_of[v])] = rank;
   }
 }
 
-std::vector<int> block_ranks(const ClusterGraph& g, const SuperGraph& sg, int ranks) {
+std::vector<int> block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) {
   std::vector<int> super_rank(static_cast<std::size_t>(sg.supers), 0);
   for (int n = 0; n < sg.servers; ++n) {
     super_rank[static_cast<std::size_t>(n)] =
         static_cast<int>(static_cast<std::int64_t>(n) * ranks / sg.servers);  // equal counts, +-1
   }
-  place_switches(g, sg, ranks, super_rank);
+  place_free_lps(g, sg, ranks, super_rank);
   return super_rank;
 }
 
-std::vector<int> round_robin_ranks(const ClusterGraph& g, const SuperGraph& sg, int ranks) {
+std::vector<int> round_robin_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) {
   std::vector<int> super_rank(static_cast<std::size_t>(sg.supers), 0);
   for (int n = 0; n < sg.servers; ++n) super_rank[static_cast<std::size_t>(n)] = n % ranks;
-  place_switches(g, sg, ranks, super_rank);
+  place_free_lps(g, sg, ranks, super_rank);
   return super_rank;
 }
 

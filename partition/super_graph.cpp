@@ -14,29 +14,23 @@ struct HalfEdge {
 
 }  // namespace
 
-SuperGraph contract(const ClusterGraph& g, std::span<const double> vertex_events,
-                    std::span<const double> link_weight) {
+SuperGraph contract(const LpGraph& g) {
   SuperGraph sg;
-  sg.servers = g.shape().nodes;
-  const VertexId first_switch = g.first(VertexKind::leaf);  // leaves, spines, cores follow
-  sg.supers = sg.servers + (g.vertex_count() - first_switch);
-  sg.super_of.resize(static_cast<std::size_t>(g.vertex_count()));
+  sg.servers = g.groups;
+  sg.super_of.resize(static_cast<std::size_t>(g.lp_count()));
+  std::int32_t next_free = sg.servers;
+  for (std::size_t v = 0; v < sg.super_of.size(); ++v) sg.super_of[v] = g.group[v] >= 0 ? g.group[v] : next_free++;
+  sg.supers = next_free;
   sg.weight.assign(static_cast<std::size_t>(sg.supers), 0.0);
-  for (VertexId v = 0; v < g.vertex_count(); ++v) {
-    const Vertex& vx = g.vertex(v);
-    const std::int32_t s = is_switch(vx.kind) ? sg.servers + (v - first_switch) : vx.node;
-    sg.super_of[static_cast<std::size_t>(v)] = s;
-    sg.weight[static_cast<std::size_t>(s)] += vertex_events[static_cast<std::size_t>(v)];
-  }
+  for (std::size_t v = 0; v < sg.super_of.size(); ++v) sg.weight[static_cast<std::size_t>(sg.super_of[v])] += g.events[v];
 
-  // Each directed link adds its weight to both orientations of its super-edge.
+  // Each directed edge adds its weight to both orientations of its super-edge.
   std::vector<HalfEdge> half;
-  for (LinkId l = 0; l < g.link_count(); ++l) {
-    const Link& link = g.link(l);
-    const std::int32_t a = sg.super_of[static_cast<std::size_t>(link.src)];
-    const std::int32_t b = sg.super_of[static_cast<std::size_t>(link.dst)];
+  for (const LpEdge& e : g.edges) {
+    const std::int32_t a = sg.super_of[static_cast<std::size_t>(e.src)];
+    const std::int32_t b = sg.super_of[static_cast<std::size_t>(e.dst)];
     if (a == b) continue;
-    const double w = link_weight[static_cast<std::size_t>(l)];
+    const double w = e.weight;
     half.push_back({a, b, w});
     half.push_back({b, a, w});
   }
@@ -47,7 +41,7 @@ SuperGraph contract(const ClusterGraph& g, std::span<const double> vertex_events
   for (std::size_t i = 0; i < half.size(); ++i) {
     const HalfEdge& e = half[i];
     if (i > 0 && half[i - 1].from == e.from && half[i - 1].to == e.to) {
-      sg.adjwgt.back() += e.weight;  // parallel links between the same two supers
+      sg.adjwgt.back() += e.weight;  // parallel edges between the same two supers
       continue;
     }
     sg.adjncy.push_back(e.to);

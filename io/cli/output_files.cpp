@@ -93,6 +93,15 @@ void probe_output_files(const std::vector<OutputFile>& files) {
   }
 }
 
+bool same_output_path(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code ec;
+  const fs::path pa = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  if (ec) return false;
+  const fs::path pb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return !ec && pa == pb;
+}
+
 void run_on_root_agreed(const core::Communicator& world, const std::function<void()>& work) {
   std::string message;
   int status = 0;

@@ -50,6 +50,10 @@ void write_file_atomically(const std::string& path, const std::string& text, con
 // cannot. Empty paths are skipped.
 void probe_output_files(const std::vector<OutputFile>& files);
 
+// Whether two paths name the same file (after resolving ".", ".." and links
+// of the parts that exist): two outputs staged under one path would race.
+bool same_output_path(const std::string& a, const std::string& b);
+
 // Runs `work` on rank 0 of `world` only; every rank then returns, or every
 // rank throws rank 0's pf::Error (a ConfigError for exit status 2, so main()
 // prints it once; a SimulationError otherwise). Collective.

@@ -24,9 +24,9 @@
 #include "io/timeline/timeline_writer.h"
 #include "models/training/training_run.h"
 #include "models/workload/rank_layout.h"
-#include "partition/cluster_faults.h"
-#include "partition/cluster_graph.h"
-#include "partition/partition.h"
+#include "models/network/faults.h"
+#include "models/network/topology.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::cli {
 namespace {
@@ -77,7 +77,9 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   // Every output is known before the simulation: find an unwritable one now,
   // not after a long run.
   const std::string report_path = (std::filesystem::path(e.output.dir) / "report.json").string();
-  std::vector<OutputFile> outputs{{report_path, "output.dir"}, {o.report_json, "--report-json"}};
+  // --report-json naming OUT/report.json itself is that one file, written once.
+  const std::string extra_report = same_output_path(o.report_json, report_path) ? "" : o.report_json;
+  std::vector<OutputFile> outputs{{report_path, "output.dir"}, {extra_report, "--report-json"}};
   if (timeline_on) outputs.push_back({(std::filesystem::path(e.output.dir) / "timeline.h5").string(), "output.dir"});
   run_on_root_agreed(world, [&] { probe_output_files(outputs); });
 
@@ -105,7 +107,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
     std::fputs(report::report_text(report).c_str(), stdout);
     std::fflush(stdout);
     reports.emplace_back(report_path, report.dump(2) + "\n", "output.dir");
-    if (!o.report_json.empty()) reports.emplace_back(o.report_json, report.dump(2) + "\n", "--report-json");
+    if (!extra_report.empty()) reports.emplace_back(extra_report, report.dump(2) + "\n", "--report-json");
   });
   const auto publish_reports = [&] {
     run_on_root_agreed(world, [&] {
@@ -118,8 +120,8 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   }
 
   const models::workload::RankLayout layout(work.parallelism);
-  const partition::ClusterGraph graph = partition::build_experiment_cluster(e);
-  const partition::RankMapping mapping = partition::partition(graph, world.size(), e.simulation.partition);
+  const models::network::ClusterGraph graph = models::network::build_experiment_cluster(e);
+  const partition::RankMapping mapping = models::network::partition_cluster(graph, world.size(), e.simulation.partition);
   timeline::TimelineContent content = report::timeline_content(report, e, layout, graph, mapping, selection);
   content.config_yaml = yaml;
   timeline::TimelineRows rows = report::timeline_rows(std::move(result.local), layout, graph,

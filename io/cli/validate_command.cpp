@@ -10,7 +10,7 @@
 #include "io/cli/command.h"
 #include "io/cli/output_files.h"
 #include "io/config/experiment_loader.h"
-#include "partition/cluster_faults.h"
+#include "models/network/faults.h"
 #include "models/memory/plan_summary.h"
 
 namespace pf::cli {
@@ -71,7 +71,7 @@ void run_validate(const ValidateOptions& o, CommandContext& ctx) {
     throw ConfigError(o.experiment + ": validate needs a model; this experiment runs a SimAI workload file");
   const models::memory::PlanSummary summary = models::memory::summarize_plan(experiment);
   // Faults naming what the fabric lacks, or cutting it apart, are refused here as by `run`.
-  if (!experiment.faults.empty()) partition::build_experiment_cluster(experiment);
+  if (!experiment.faults.empty()) models::network::build_experiment_cluster(experiment);
   ctx.exit_code = summary.oom ? 3 : 0;
   if (!ctx.is_root()) return;
   print_text(experiment, summary);

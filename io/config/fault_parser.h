@@ -3,7 +3,7 @@
 //
 // Names are checked for form here (a GPU list within the cluster, "leaf3" or
 // "leaf3->spine1"); whether a named vertex or link exists in the fabric is
-// checked when the cluster graph is built (partition/cluster_faults.h), whose
+// checked when the cluster graph is built (models/network/faults.h), whose
 // errors carry each fault's `origin` (file, line, key).
 #pragma once
 

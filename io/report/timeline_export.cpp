@@ -80,15 +80,15 @@ std::vector<timeline::GpuSummaryRow> gpu_rows(const std::vector<GpuTotals>& tota
   return rows;
 }
 
-std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, const partition::ClusterGraph& graph,
-                                         const partition::ClusterGraph* healthy) {
+std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, const models::network::ClusterGraph& graph,
+                                         const models::network::ClusterGraph* healthy) {
   std::vector<timeline::LinkRow> rows;
   rows.reserve(totals.size());
   for (const LinkTotals& t : totals) {
     if (t.link >= static_cast<std::uint32_t>(graph.link_count()))
       throw SimulationError("timeline: link " + std::to_string(t.link) + " is not in the cluster graph (" +
                             std::to_string(graph.link_count()) + " links)");
-    const partition::Link& link = graph.link(static_cast<partition::LinkId>(t.link));
+    const models::network::Link& link = graph.link(static_cast<models::network::LinkId>(t.link));
     timeline::LinkRow row;
     row.link = t.link;
     row.src = static_cast<std::uint32_t>(link.src);
@@ -99,7 +99,7 @@ std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, 
     row.peak_queue_bytes = t.peak_queue_bytes;
     row.bandwidth_bytes_per_s = link.bandwidth_Bps;
     row.nominal_bandwidth_bytes_per_s =
-        healthy ? healthy->link(static_cast<partition::LinkId>(t.link)).bandwidth_Bps : link.bandwidth_Bps;
+        healthy ? healthy->link(static_cast<models::network::LinkId>(t.link)).bandwidth_Bps : link.bandwidth_Bps;
     row.failed = link.failed ? 1 : 0;
     rows.push_back(row);
   }
@@ -109,7 +109,7 @@ std::vector<timeline::LinkRow> link_rows(const std::vector<LinkTotals>& totals, 
 }  // namespace
 
 timeline::TimelineRows timeline_rows(models::training::RunResult::Local&& local,
-                                     const models::workload::RankLayout& layout, const partition::ClusterGraph& graph,
+                                     const models::workload::RankLayout& layout, const models::network::ClusterGraph& graph,
                                      core::SimTime step, const models::ExperimentSpec* faults_of) {
   timeline::TimelineRows rows;
   rows.events = events_from(local.ops, GroupIndex(layout));
@@ -117,8 +117,8 @@ timeline::TimelineRows timeline_rows(models::training::RunResult::Local&& local,
   const std::vector<models::GpuFaultFigures> gpu_faults =
       faulted ? models::gpu_fault_figures(faults_of->faults, faults_of->gpu_count()) : std::vector<models::GpuFaultFigures>{};
   rows.gpu_summary = gpu_rows(local.gpus, step, gpu_faults);
-  std::optional<partition::ClusterGraph> healthy;
-  if (faulted) healthy.emplace(partition::build_cluster(faults_of->hardware.node, faults_of->topology));
+  std::optional<models::network::ClusterGraph> healthy;
+  if (faulted) healthy.emplace(models::network::build_cluster(faults_of->hardware.node, faults_of->topology));
   rows.links = link_rows(local.links, graph, healthy ? &*healthy : nullptr);
   local = {};
   return rows;
@@ -134,23 +134,23 @@ std::vector<std::string> kind_table() {
 
 std::vector<std::string> link_class_table() {
   // LinkClass has no count enumerator: core_to_spine is its last value.
-  constexpr int kClasses = static_cast<int>(partition::LinkClass::core_to_spine) + 1;
+  constexpr int kClasses = static_cast<int>(models::network::LinkClass::core_to_spine) + 1;
   std::vector<std::string> classes;
-  for (int c = 0; c < kClasses; ++c) classes.emplace_back(partition::to_string(static_cast<partition::LinkClass>(c)));
+  for (int c = 0; c < kClasses; ++c) classes.emplace_back(models::network::to_string(static_cast<models::network::LinkClass>(c)));
   return classes;
 }
 
-std::vector<std::string> vertex_table(const partition::ClusterGraph& graph) {
+std::vector<std::string> vertex_table(const models::network::ClusterGraph& graph) {
   std::vector<std::string> names;
   names.reserve(static_cast<std::size_t>(graph.vertex_count()));
-  for (const partition::Vertex& v : graph.vertices())
-    names.push_back(std::string(partition::to_string(v.kind)) + std::to_string(v.index));
+  for (const models::network::Vertex& v : graph.vertices())
+    names.push_back(std::string(models::network::to_string(v.kind)) + std::to_string(v.index));
   return names;
 }
 
 timeline::TimelineContent timeline_content(const nlohmann::ordered_json& report, const models::ExperimentSpec& e,
                                            const models::workload::RankLayout& layout,
-                                           const partition::ClusterGraph& graph, const partition::RankMapping& mapping,
+                                           const models::network::ClusterGraph& graph, const partition::RankMapping& mapping,
                                            const timeline::GpuSelection& selection) {
   timeline::TimelineContent c;
   c.meta.version = report.at("version").get<std::string>();
@@ -158,7 +158,7 @@ timeline::TimelineContent timeline_content(const nlohmann::ordered_json& report,
   c.meta.gpus_per_node = static_cast<std::uint32_t>(graph.shape().gpus_per_node);
   c.meta.timeline_gpus = selection.description();
   c.meta.partition.reserve(c.meta.gpus);
-  // GPU g is vertex g (cluster_graph.h).
+  // GPU g is vertex g (topology.h).
   for (int g = 0; g < graph.gpu_count(); ++g) c.meta.partition.push_back(static_cast<std::uint32_t>(mapping.rank_of(g)));
   c.kinds = kind_table();
   c.groups = group_table(layout);

@@ -13,8 +13,8 @@
 #include "models/spec/experiment_spec.h"
 #include "models/training/run_result.h"
 #include "models/workload/rank_layout.h"
-#include "partition/cluster_graph.h"
-#include "partition/partition.h"
+#include "models/network/topology.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::report {
 
@@ -40,23 +40,23 @@ constexpr std::int64_t ns_from_ps(std::int64_t ps) {
 // /gpu_summary row its compute slowdown and jitter, and each /links row its
 // nominal bandwidth (the cluster built without faults) and failed flag.
 timeline::TimelineRows timeline_rows(models::training::RunResult::Local&& local,
-                                     const models::workload::RankLayout& layout, const partition::ClusterGraph& graph,
+                                     const models::workload::RankLayout& layout, const models::network::ClusterGraph& graph,
                                      core::SimTime step, const models::ExperimentSpec* faults_of = nullptr);
 
 // /kinds: every workload OpKind's name, indexed by its value.
 std::vector<std::string> kind_table();
-// /link_classes: partition::LinkClass names, indexed by value.
+// /link_classes: models::network::LinkClass names, indexed by value.
 std::vector<std::string> link_class_table();
 // /vertices: "gpu0", "nvswitch0", "nic3", "leaf1", "spine0", "core2": one per
 // graph vertex, indexed by VertexId.
-std::vector<std::string> vertex_table(const partition::ClusterGraph& graph);
+std::vector<std::string> vertex_table(const models::network::ClusterGraph& graph);
 
 // Identical on every rank. meta.version is the report's "version"; the
 // partition column is the MPI rank of each GPU's vertex; summary is the report
 // as /summary attributes, with report_json holding it in the report's key order.
 timeline::TimelineContent timeline_content(const nlohmann::ordered_json& report, const models::ExperimentSpec& e,
                                            const models::workload::RankLayout& layout,
-                                           const partition::ClusterGraph& graph, const partition::RankMapping& mapping,
+                                           const models::network::ClusterGraph& graph, const partition::RankMapping& mapping,
                                            const timeline::GpuSelection& selection);
 
 }  // namespace pf::report

@@ -11,7 +11,7 @@ BenchModel::BenchModel(network::Network& net, CollectiveEngine& collectives, con
 void BenchModel::seed(core::Engine& engine) {
   for (int gpu : group_.members()) {
     if (engine.is_local(static_cast<core::LpId>(gpu)))
-      engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(gpu), kStart, core::NoPayload{});
+      engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(gpu), Start{});
   }
 }
 
@@ -22,11 +22,14 @@ void BenchModel::record(const core::Engine& engine, const Completion& c) {
 }
 
 void BenchModel::on_event(core::Engine& engine, const core::Event& event) {
+  static_assert(Events::valid);
   switch (event.kind) {
-    case network::kChunkArrival: net_.forward(engine, event); return;
-    case network::kDelivery: record(engine, collectives_.on_delivery(engine, network::Network::delivery(event))); return;
-    case kPortFree: record(engine, collectives_.on_port_free(engine, event)); return;
-    case kStart:
+    case core::kind_of<network::ChunkArrival>: net_.forward(engine, event.as<network::ChunkArrival>()); return;
+    case core::kind_of<network::MessageDelivered>:
+      record(engine, collectives_.on_delivery(engine, network::Network::delivery(event.as<network::MessageDelivered>())));
+      return;
+    case core::kind_of<PortFree>: record(engine, collectives_.on_port_free(engine, event.as<PortFree>())); return;
+    case core::kind_of<Start>:
       record(engine, collectives_.start(engine, static_cast<int>(engine.current_lp()), request_, 0));
       return;
     default: engine.fail("collective bench: unknown event kind " + std::to_string(event.kind));

@@ -1,7 +1,7 @@
 // The LP model behind `preflight collective`: the network's LPs plus GPU LPs
 // that each start one collective at time zero and record when they finish.
 // It is also the smallest complete user of the collective layer: a GPU model
-// routes the same three event kinds the same way.
+// routes the network's and the collective layer's events the same way.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,8 @@ namespace pf::models::collective {
 
 class BenchModel {
  public:
-  static constexpr core::EventKind kStart = 0x0280;
+  struct Start {};  // a member GPU starts the collective
+  using Events = network::NetworkEvents::with<PortFree, Start>;
 
   BenchModel(network::Network& net, CollectiveEngine& collectives, const Request& request, const Group& group);
 

@@ -11,7 +11,7 @@
 #include "models/collective/group_table.h"
 #include "models/network/network.h"
 #include "models/network/network_lookahead.h"
-#include "partition/cluster_faults.h"
+#include "models/network/faults.h"
 
 namespace pf::models::collective {
 namespace {
@@ -31,10 +31,10 @@ CollectiveConfig collective_config(const SimulationSpec& sim, const BenchOptions
   return c;
 }
 
-partition::ClusterGraph faulted_cluster(const NodeSpec& node, const TopologySpec& topology,
+network::ClusterGraph faulted_cluster(const NodeSpec& node, const TopologySpec& topology,
                                         const std::vector<FaultSpec>& faults) {
-  partition::ClusterGraph g = partition::build_cluster(node, topology);
-  if (!faults.empty()) partition::apply_faults(g, faults, topology);
+  network::ClusterGraph g = network::build_cluster(node, topology);
+  if (!faults.empty()) network::apply_faults(g, faults, topology);
   return g;
 }
 
@@ -46,7 +46,7 @@ CollectiveBench::CollectiveBench(const NodeSpec& node, const TopologySpec& topol
       simulation_(simulation),
       comm_(std::move(comm)),
       options_(options),
-      mapping_(partition::partition(graph_, comm_.size(), simulation.partition)) {}
+      mapping_(network::partition_cluster(graph_, comm_.size(), simulation.partition)) {}
 
 Algo CollectiveBench::resolve(const BenchCase& c) const {
   if (c.gpus < 2 || c.gpus > graph_.gpu_count())

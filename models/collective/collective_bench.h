@@ -23,8 +23,8 @@
 #include "models/spec/hardware_spec.h"
 #include "models/spec/simulation_spec.h"
 #include "models/spec/topology_spec.h"
-#include "partition/cluster_graph.h"
-#include "partition/partition.h"
+#include "models/network/topology.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::models::collective {
 
@@ -32,7 +32,7 @@ struct BenchOptions {
   network::NvlinkFidelity nvlink = network::NvlinkFidelity::coarse;
   int channels = 0;  // 0 = automatic
   NcclSpec nccl;     // the hardware's NCCL figures (hardware file `nccl`)
-  std::vector<FaultSpec> faults;  // link and switch faults applied to the cluster (partition/cluster_faults.h)
+  std::vector<FaultSpec> faults;  // link and switch faults applied to the cluster (models/network/faults.h)
   // Called now and then with simulated time and events (core::EngineConfig::progress).
   std::function<void(core::SimTime, std::uint64_t)> progress;
 };
@@ -60,7 +60,7 @@ class CollectiveBench {
   CollectiveBench(const NodeSpec& node, const TopologySpec& topology, const SimulationSpec& simulation,
                   core::Communicator comm, BenchOptions options = {});
 
-  const partition::ClusterGraph& graph() const { return graph_; }
+  const network::ClusterGraph& graph() const { return graph_; }
   const partition::RankMapping& mapping() const { return mapping_; }
   const SimulationSpec& simulation() const { return simulation_; }
 
@@ -77,7 +77,7 @@ class CollectiveBench {
   };
   Attempt attempt(const BenchCase& c, Algo algo, core::SimTime end) const;
 
-  partition::ClusterGraph graph_;
+  network::ClusterGraph graph_;
   SimulationSpec simulation_;
   core::Communicator comm_;
   BenchOptions options_;

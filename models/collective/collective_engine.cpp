@@ -77,8 +77,7 @@ Completion CollectiveEngine::on_delivery(core::Engine& engine, const network::De
   return {};
 }
 
-Completion CollectiveEngine::on_port_free(core::Engine& engine, const core::Event& event) {
-  const auto p = event.as<PortFree>();
+Completion CollectiveEngine::on_port_free(core::Engine& engine, const PortFree& p) {
   const int gpu = static_cast<int>(engine.current_lp());
   const std::size_t i = find(gpu, p.key);
   // A run may finish before its last message has left the port.

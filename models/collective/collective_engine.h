@@ -1,10 +1,12 @@
 // The collective layer inside the GPU LPs: start collective X on group G with
 // S bytes, get told when this GPU's part is done.
 //
-// A GPU model owns one CollectiveEngine and routes three kinds of events to it:
+// A GPU model owns one CollectiveEngine and routes two kinds of events to it
+// (the network's ChunkArrival goes to the network):
 //
-//     case network::kDelivery:  done = coll.on_delivery(engine, network::Network::delivery(ev)); break;
-//     case collective::kPortFree: done = coll.on_port_free(engine, ev); break;
+//     case core::kind_of<network::MessageDelivered>:
+//       done = coll.on_delivery(engine, network::Network::delivery(ev.as<network::MessageDelivered>())); break;
+//     case core::kind_of<collective::PortFree>: done = coll.on_port_free(engine, ev.as<PortFree>()); break;
 //     ... and, when its program reaches a collective: done = coll.start(engine, gpu, request, cookie);
 //     if (done.done) resume(done.gpu, done.cookie);
 //
@@ -47,7 +49,7 @@ class CollectiveEngine {
   // From GPU `gpu`'s handler.
   Completion start(core::Engine& engine, int gpu, const Request& request, std::uint64_t cookie);
   Completion on_delivery(core::Engine& engine, const network::Delivery& delivery);
-  Completion on_port_free(core::Engine& engine, const core::Event& event);
+  Completion on_port_free(core::Engine& engine, const PortFree& p);
 
   // Collectives under way on a GPU (started or with early messages).
   std::size_t active(int gpu) const { return per_gpu_[static_cast<std::size_t>(gpu)].size(); }

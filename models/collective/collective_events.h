@@ -1,5 +1,5 @@
 // The collective layer's own event: a GPU learns that a message it queued has
-// left its port (the 0x02xx block of event kinds; the network uses 0x01xx).
+// left its port. Its kind is its payload's type, PortFree (core/event_kind.h).
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,6 @@
 #include "core/event.h"
 
 namespace pf::models::collective {
-
-inline constexpr core::EventKind kPortFree = 0x0200;
 
 // Which collective a GPU-side state belongs to. A send and a receive between
 // the same two GPUs with the same tag are different states.

@@ -45,7 +45,7 @@ class CollectiveState {
              const CollectiveConfig& config, const StepCost* cost, const SendContext& cx);
   // A message after start(). True when this GPU's part has completed.
   bool receive(const network::Tag& tag, int src, const SendContext& cx);
-  // A message this GPU queued has left its port (kPortFree). True when
+  // A message this GPU queued has left its port (a PortFree event). True when
   // this GPU's part has completed (a p2p send completes so).
   bool port_free(std::uint8_t phase, std::uint8_t channel, const SendContext& cx);
 

@@ -2,20 +2,20 @@
 
 #include <algorithm>
 
-#include "partition/routing.h"
+#include "models/network/routing.h"
 
 namespace pf::models::collective {
 namespace {
 
-partition::PathStats between(const partition::ClusterGraph& g, int a, int b) {
-  partition::Path path;
-  partition::route(g, a, b, 0, path);
-  return partition::path_stats(g, path);
+network::PathStats between(const network::ClusterGraph& g, int a, int b) {
+  network::Path path;
+  network::route(g, a, b, 0, path);
+  return network::path_stats(g, path);
 }
 
 }  // namespace
 
-GroupLinks measure_links(const partition::ClusterGraph& g, const Group& group) {
+GroupLinks measure_links(const network::ClusterGraph& g, const Group& group) {
   GroupLinks l;
   int fullest = 0;
   for (int j = 0; j < group.nodes(); ++j)
@@ -25,14 +25,14 @@ GroupLinks measure_links(const partition::ClusterGraph& g, const Group& group) {
   bool intra_seen = false;
   for (int j = 0; j < group.nodes(); ++j) {
     for (int q = 0; q + 1 < group.on_node(j); ++q) {
-      const partition::PathStats s = between(g, group.gpu_at(j, q), group.gpu_at(j, q + 1));
+      const network::PathStats s = between(g, group.gpu_at(j, q), group.gpu_at(j, q + 1));
       if (!intra_seen || s.bottleneck_Bps < l.intra_Bps) l.intra_Bps = s.bottleneck_Bps;
       if (!intra_seen || s.latency.seconds() > l.intra_latency_s) l.intra_latency_s = s.latency.seconds();
       intra_seen = true;
     }
   }
   if (group.nodes() >= 2) {
-    const partition::PathStats s = between(g, group.gpu_at(0, 0), group.gpu_at(1, 0));
+    const network::PathStats s = between(g, group.gpu_at(0, 0), group.gpu_at(1, 0));
     l.inter_latency_s = s.latency.seconds();
     l.inter_Bps = s.bottleneck_Bps;
   }

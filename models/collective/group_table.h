@@ -8,11 +8,11 @@
 
 #include "models/collective/collective_types.h"
 #include "models/collective/group.h"
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
 namespace pf::models::collective {
 
-// Idle-path figures between members (from partition::path_stats).
+// Idle-path figures between members (from network::path_stats).
 struct GroupLinks {
   double intra_latency_s = 0;  // two members on one server (NVLink); 0 if no server holds two
   double intra_Bps = 0;
@@ -23,20 +23,20 @@ struct GroupLinks {
 
 class GroupTable {
  public:
-  explicit GroupTable(const partition::ClusterGraph& g) : graph_(g) {}
+  explicit GroupTable(const network::ClusterGraph& g) : graph_(g) {}
 
   GroupIndex add(std::vector<int> members);
   const Group& group(GroupIndex i) const { return groups_[i]; }
   const GroupLinks& links(GroupIndex i) const { return links_[i]; }
   std::size_t size() const { return groups_.size(); }
-  const partition::ClusterGraph& graph() const { return graph_; }
+  const network::ClusterGraph& graph() const { return graph_; }
 
  private:
-  const partition::ClusterGraph& graph_;
+  const network::ClusterGraph& graph_;
   std::vector<Group> groups_;
   std::vector<GroupLinks> links_;
 };
 
-GroupLinks measure_links(const partition::ClusterGraph& g, const Group& group);
+GroupLinks measure_links(const network::ClusterGraph& g, const Group& group);
 
 }  // namespace pf::models::collective

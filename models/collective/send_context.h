@@ -60,9 +60,9 @@ struct SendContext {
                      Wait wait = Wait::none) const {
     return net.send(engine, message(dst, bytes, phase, channel, wait));
   }
-  // Asks for a kPortFree event at `at` for this run.
+  // Asks for a PortFree event at `at` for this run.
   void notify_port_free(core::SimTime at, std::uint8_t phase, std::uint8_t channel) const {
-    engine.send(at, static_cast<core::LpId>(gpu), kPortFree, PortFree{key, phase, channel});
+    engine.send(at, static_cast<core::LpId>(gpu), PortFree{key, phase, channel});
   }
 };
 

@@ -8,7 +8,7 @@
 // Up and down pieces stream concurrently, as NCCL's tree kernels do.
 //
 // Flow control: a GPU keeps at most kWindow pieces of one direction of one
-// run in its port queue and queues the next when one has left (a kPortFree
+// run in its port queue and queues the next when one has left (a PortFree
 // event). Without it a leaf would queue its whole part at once and the other
 // tree's pieces would wait behind it; NCCL bounds the same run-ahead with a
 // fixed number of buffer slots per connection (NCCL_STEPS).

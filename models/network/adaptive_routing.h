@@ -19,13 +19,13 @@
 
 #include "core/sim_time.h"
 #include "models/network/link_ports.h"
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
 namespace pf::models::network {
 
 // The link a chunk from src_gpu to dst_gpu (on another server) leaves `at`
 // on, at time `now`.
-partition::LinkId adaptive_next_link(const partition::ClusterGraph& g, const LinkPorts& ports, partition::VertexId at,
+LinkId adaptive_next_link(const ClusterGraph& g, const LinkPorts& ports, VertexId at,
                                      int src_gpu, int dst_gpu, core::SimTime now);
 
 }  // namespace pf::models::network

@@ -4,16 +4,16 @@
 
 namespace pf::models::network {
 
-LinkPorts::LinkPorts(const partition::ClusterGraph& g)
+LinkPorts::LinkPorts(const ClusterGraph& g)
     : free_at_(static_cast<std::size_t>(g.link_count())),
       ps_per_byte_(static_cast<std::size_t>(g.link_count())),
       counters_(static_cast<std::size_t>(g.link_count())) {
-  for (partition::LinkId l = 0; l < g.link_count(); ++l) {
+  for (LinkId l = 0; l < g.link_count(); ++l) {
     ps_per_byte_[static_cast<std::size_t>(l)] = 1e12 / g.link(l).bandwidth_Bps;
   }
 }
 
-void LinkPorts::count(partition::LinkId l, core::SimTime at, core::SimTime busy, std::uint64_t bytes) {
+void LinkPorts::count(LinkId l, core::SimTime at, core::SimTime busy, std::uint64_t bytes) {
   const auto i = static_cast<std::size_t>(l);
   LinkCounters& c = counters_[i];
   // Backlog in bytes: the port's remaining work when the chunk arrives.
@@ -25,7 +25,7 @@ void LinkPorts::count(partition::LinkId l, core::SimTime at, core::SimTime busy,
   ++c.chunks;
 }
 
-LinkPorts::Slot LinkPorts::transmit(partition::LinkId l, core::SimTime head, core::SimTime tail, std::uint64_t bytes) {
+LinkPorts::Slot LinkPorts::transmit(LinkId l, core::SimTime head, core::SimTime tail, std::uint64_t bytes) {
   const auto i = static_cast<std::size_t>(l);
   const core::SimTime serial = serialisation(l, bytes);
   count(l, head, serial, bytes);
@@ -36,7 +36,7 @@ LinkPorts::Slot LinkPorts::transmit(partition::LinkId l, core::SimTime head, cor
   return s;
 }
 
-LinkPorts::Slot LinkPorts::hold(partition::LinkId l, core::SimTime at, core::SimTime duration, std::uint64_t bytes) {
+LinkPorts::Slot LinkPorts::hold(LinkId l, core::SimTime at, core::SimTime duration, std::uint64_t bytes) {
   const auto i = static_cast<std::size_t>(l);
   count(l, at, duration, bytes);
   Slot s;

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/sim_time.h"
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
 namespace pf::models::network {
 
@@ -35,7 +35,7 @@ struct LinkCounters {
 
 class LinkPorts {
  public:
-  explicit LinkPorts(const partition::ClusterGraph& g);
+  explicit LinkPorts(const ClusterGraph& g);
 
   struct Slot {
     core::SimTime start;  // first byte leaves
@@ -43,21 +43,21 @@ class LinkPorts {
   };
 
   // A chunk through link l (see the header comment).
-  Slot transmit(partition::LinkId l, core::SimTime head, core::SimTime tail, std::uint64_t bytes);
+  Slot transmit(LinkId l, core::SimTime head, core::SimTime tail, std::uint64_t bytes);
 
   // Analytical mode: the port is held for `duration` (bytes at the path's
   // bottleneck rate), starting when it is free and not before `at`.
-  Slot hold(partition::LinkId l, core::SimTime at, core::SimTime duration, std::uint64_t bytes);
+  Slot hold(LinkId l, core::SimTime at, core::SimTime duration, std::uint64_t bytes);
 
-  core::SimTime serialisation(partition::LinkId l, std::uint64_t bytes) const {
+  core::SimTime serialisation(LinkId l, std::uint64_t bytes) const {
     return core::SimTime::from_ps(
         static_cast<std::int64_t>(static_cast<double>(bytes) * ps_per_byte_[static_cast<std::size_t>(l)] + 0.5));
   }
-  core::SimTime free_at(partition::LinkId l) const { return free_at_[static_cast<std::size_t>(l)]; }
-  const LinkCounters& counters(partition::LinkId l) const { return counters_[static_cast<std::size_t>(l)]; }
+  core::SimTime free_at(LinkId l) const { return free_at_[static_cast<std::size_t>(l)]; }
+  const LinkCounters& counters(LinkId l) const { return counters_[static_cast<std::size_t>(l)]; }
 
  private:
-  void count(partition::LinkId l, core::SimTime at, core::SimTime busy, std::uint64_t bytes);
+  void count(LinkId l, core::SimTime at, core::SimTime busy, std::uint64_t bytes);
 
   std::vector<core::SimTime> free_at_;
   std::vector<double> ps_per_byte_;

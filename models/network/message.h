@@ -7,13 +7,10 @@
 #include <type_traits>
 
 #include "core/event.h"
+#include "core/event_kind.h"
 #include "core/sim_time.h"
 
 namespace pf::models::network {
-
-// Event kinds of the network (the 0x01xx block; collectives use 0x02xx).
-inline constexpr core::EventKind kChunkArrival = 0x0100;  // a chunk's head reaches a NIC or switch
-inline constexpr core::EventKind kDelivery = 0x0101;      // a whole message has reached its GPU
 
 // The sender's label for a message, handed back to the receiver untouched.
 // The collective layer uses it as (group, sequence, phase, channel).
@@ -44,9 +41,9 @@ inline constexpr std::uint32_t kCountChunk = 1u << 30;
 inline constexpr std::uint32_t kChunkFieldMask = kCountChunk - 1;
 inline constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 30;
 
-// Payload of both event kinds.
+// What a chunk or a delivery carries.
 struct ChunkPayload {
-  core::SimTime tail;      // kChunkArrival: when the chunk's last byte reaches this vertex
+  core::SimTime tail;      // ChunkArrival: when the chunk's last byte reaches this vertex
   std::int32_t src_gpu = 0;
   std::int32_t dst_gpu = 0;
   std::uint32_t flow = 0;
@@ -55,6 +52,15 @@ struct ChunkPayload {
 };
 static_assert(std::is_trivially_copyable_v<ChunkPayload>);
 static_assert(sizeof(ChunkPayload) == core::Event::kPayloadBytes, "a chunk fills an event payload exactly");
+
+// The network's two events; each kind is its payload's type (core/event_kind.h).
+struct ChunkArrival {  // a chunk's head reaches a NIC or switch
+  ChunkPayload chunk;
+};
+struct MessageDelivered {  // a whole message has reached its GPU
+  ChunkPayload chunk;
+};
+using NetworkEvents = core::EventSet<ChunkArrival, MessageDelivered>;
 
 // A message that has fully arrived, as the receiving GPU sees it.
 struct Delivery {

@@ -10,7 +10,7 @@ namespace pf::models::network {
 const char* to_string(NetworkMode mode) { return mode == NetworkMode::packet ? "packet" : "analytical"; }
 const char* to_string(NvlinkFidelity fidelity) { return fidelity == NvlinkFidelity::coarse ? "coarse" : "fine"; }
 
-Network::Network(const partition::ClusterGraph& g, NetworkConfig config)
+Network::Network(const ClusterGraph& g, NetworkConfig config)
     : graph_(g), config_(config), ports_(g) {
   config_.chunk_bytes = std::clamp<std::uint64_t>(config_.chunk_bytes, 1, kMaxChunkBytes);
   adaptive_ = config_.mode == NetworkMode::packet && g.shape().routing == models::Routing::adaptive;
@@ -38,25 +38,26 @@ void Network::deliver_now(core::Engine& engine, const Message& m) {
   p.flow = m.flow;
   p.size = kLastChunk;
   p.tag = m.tag;
-  engine.send(engine.now() + m.delay, static_cast<core::LpId>(m.dst_gpu), kDelivery, p);
+  engine.send(engine.now() + m.delay, static_cast<core::LpId>(m.dst_gpu), MessageDelivered{p});
 }
 
-void Network::arrive_at_destination(core::Engine& engine, const partition::Link& link, const LinkPorts::Slot& s,
+void Network::arrive_at_destination(core::Engine& engine, const Link& link, const LinkPorts::Slot& s,
                                     const ChunkPayload& chunk) {
   const bool single = (chunk.size & kLastChunk) && !(chunk.size & kCountChunk);
   if (single || !multipath(chunk)) {
     // One path in FIFO order: the message's last chunk arrives last.
-    if (chunk.size & kLastChunk) engine.send(s.end + link.latency, static_cast<core::LpId>(link.dst), kDelivery, chunk);
+    if (chunk.size & kLastChunk)
+      engine.send(s.end + link.latency, static_cast<core::LpId>(link.dst), MessageDelivered{chunk});
     return;
   }
   const std::uint32_t count = (chunk.size & kLastChunk) ? chunk.size & kChunkFieldMask : 0;
   core::SimTime complete;
   if (reassembly_.arrive(chunk.src_gpu, chunk.dst_gpu, chunk.flow, count, s.end + link.latency, complete))
-    engine.send(complete, static_cast<core::LpId>(link.dst), kDelivery, chunk);
+    engine.send(complete, static_cast<core::LpId>(link.dst), MessageDelivered{chunk});
 }
 
-LinkPorts::Slot Network::pass(core::Engine& engine, partition::LinkId l, core::SimTime head, const ChunkPayload& chunk) {
-  const partition::Link& link = graph_.link(l);
+LinkPorts::Slot Network::pass(core::Engine& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk) {
+  const Link& link = graph_.link(l);
   const LinkPorts::Slot s = ports_.transmit(l, head, chunk.tail, chunk_bytes(chunk));
   if (link.dst == chunk.dst_gpu) {
     // The port into the destination GPU: only the message's end is an event.
@@ -65,7 +66,7 @@ LinkPorts::Slot Network::pass(core::Engine& engine, partition::LinkId l, core::S
   }
   ChunkPayload next = chunk;
   next.tail = s.end + link.latency;
-  engine.send(s.start + link.latency, static_cast<core::LpId>(link.dst), kChunkArrival, next);
+  engine.send(s.start + link.latency, static_cast<core::LpId>(link.dst), ChunkArrival{next});
   return s;
 }
 
@@ -78,8 +79,8 @@ core::SimTime Network::send_packets(core::Engine& engine, std::span<const Messag
       deliver_now(engine, m);
       continue;
     }
-    partition::Path path;
-    partition::route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
+    Path path;
+    route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
     Pending p;
     p.ready = now + m.delay;
     p.chunk.tail = p.ready;  // the data is in the sender's memory already
@@ -131,9 +132,9 @@ core::SimTime Network::send_analytical(core::Engine& engine, std::span<const Mes
       deliver_now(engine, m);
       continue;
     }
-    partition::Path path;
-    partition::route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
-    const partition::PathStats stats = partition::path_stats(graph_, path);
+    Path path;
+    route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
+    const PathStats stats = path_stats(graph_, path);
     const core::SimTime serial =
         core::SimTime::from_ps(static_cast<std::int64_t>(static_cast<double>(m.bytes) * 1e12 / stats.bottleneck_Bps + 0.5));
     const LinkPorts::Slot s = ports_.hold(path.links[0], now + m.delay, serial, m.bytes);
@@ -144,18 +145,18 @@ core::SimTime Network::send_analytical(core::Engine& engine, std::span<const Mes
     p.flow = m.flow;
     p.size = kLastChunk;
     p.tag = m.tag;
-    engine.send(s.end + stats.latency, static_cast<core::LpId>(m.dst_gpu), kDelivery, p);
+    engine.send(s.end + stats.latency, static_cast<core::LpId>(m.dst_gpu), MessageDelivered{p});
   }
   return port_free;
 }
 
-void Network::forward(core::Engine& engine, const core::Event& event) {
-  const auto chunk = event.as<ChunkPayload>();
-  const auto at = static_cast<partition::VertexId>(engine.current_lp());
-  const partition::LinkId l =
+void Network::forward(core::Engine& engine, const ChunkArrival& arrival) {
+  const ChunkPayload& chunk = arrival.chunk;
+  const auto at = static_cast<VertexId>(engine.current_lp());
+  const LinkId l =
       multipath(chunk) ? adaptive_next_link(graph_, ports_, at, chunk.src_gpu, chunk.dst_gpu, engine.now())
-                       : partition::next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, chunk.flow);
-  if (l == partition::kNoLink) {
+                       : next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, chunk.flow);
+  if (l == kNoLink) {
     engine.fail("network: a chunk from GPU " + std::to_string(chunk.src_gpu) + " to GPU " +
                 std::to_string(chunk.dst_gpu) + " reached vertex " + std::to_string(at) + ", which is off its path");
     return;

@@ -5,10 +5,10 @@
 // leaves (link_ports.h). A message is cut into chunk_bytes chunks (inside a
 // server, with coarse NVLink fidelity, into one piece); the sender queues them
 // all on its first port at once, and each chunk's head arriving at a vertex is
-// one kChunkArrival event there: the vertex asks the routing for the next link
-// (partition::next_link, deterministic ECMP), queues the chunk on that port and
+// one ChunkArrival event there: the vertex asks the routing for the next link
+// (next_link, deterministic ECMP), queues the chunk on that port and
 // sends it on. The port into the destination GPU sends no event per chunk: the
-// last chunk's tail arriving is one kDelivery event at the GPU, which is all a
+// last chunk's tail arriving is one MessageDelivered event at the GPU, which is all a
 // receiver needs to know (chunks of one flow follow one path, in FIFO order).
 //
 // Analytical mode. No link events: the sender holds its own first port for
@@ -38,17 +38,17 @@
 #include "models/network/message.h"
 #include "models/network/network_config.h"
 #include "models/network/reassembly.h"
-#include "partition/cluster_graph.h"
-#include "partition/routing.h"
+#include "models/network/topology.h"
+#include "models/network/routing.h"
 
 namespace pf::models::network {
 
 class Network {
  public:
-  Network(const partition::ClusterGraph& g, NetworkConfig config);
+  Network(const ClusterGraph& g, NetworkConfig config);
 
   const NetworkConfig& config() const { return config_; }
-  const partition::ClusterGraph& graph() const { return graph_; }
+  const ClusterGraph& graph() const { return graph_; }
 
   // From the handler of GPU m.src_gpu. Returns when the message's last byte
   // leaves the sender's port (a sender's completion time for a p2p send).
@@ -56,17 +56,14 @@ class Network {
   // Several messages issued at the same instant, interleaved chunk by chunk.
   core::SimTime send_all(core::Engine& engine, std::span<const Message> messages);
 
-  // kChunkArrival, at a NIC, NVSwitch or switch LP: forward the chunk.
-  void forward(core::Engine& engine, const core::Event& event);
+  // A ChunkArrival at a NIC, NVSwitch or switch LP: forward the chunk.
+  void forward(core::Engine& engine, const ChunkArrival& arrival);
 
-  // kDelivery, at a GPU LP: who sent what.
-  static Delivery delivery(const core::Event& event) {
-    const auto p = event.as<ChunkPayload>();
-    return {p.src_gpu, p.dst_gpu, p.tag};
-  }
+  // A MessageDelivered at a GPU LP: who sent what.
+  static Delivery delivery(const MessageDelivered& d) { return {d.chunk.src_gpu, d.chunk.dst_gpu, d.chunk.tag}; }
 
   // Counters of the links leaving this rank's LPs (others stay zero here).
-  const LinkCounters& counters(partition::LinkId l) const { return ports_.counters(l); }
+  const LinkCounters& counters(LinkId l) const { return ports_.counters(l); }
   const LinkPorts& ports() const { return ports_; }
   // Adaptive routing: messages whose chunks have partly arrived here.
   std::size_t messages_in_reassembly() const { return reassembly_.in_flight(); }
@@ -75,7 +72,7 @@ class Network {
   struct Pending {  // one message being cut into chunks (send_all's scratch)
     ChunkPayload chunk;
     core::SimTime ready;       // when its first byte may leave (send time + Message::delay)
-    partition::LinkId first = partition::kNoLink;
+    LinkId first = kNoLink;
     std::uint64_t left = 0;    // bytes not yet cut
     std::uint64_t piece = 0;   // chunk size for this message
     std::uint64_t chunks = 0;  // chunks not yet sent
@@ -87,7 +84,7 @@ class Network {
   core::SimTime send_analytical(core::Engine& engine, std::span<const Message> messages);
   void deliver_now(core::Engine& engine, const Message& m);
   // Puts one chunk on link l and schedules what happens at its far end.
-  LinkPorts::Slot pass(core::Engine& engine, partition::LinkId l, core::SimTime head, const ChunkPayload& chunk);
+  LinkPorts::Slot pass(core::Engine& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk);
   std::uint64_t piece_bytes(const Message& m) const;
   // Adaptive routing between servers: chunks take their own paths.
   bool multipath(const ChunkPayload& c) const {
@@ -97,10 +94,10 @@ class Network {
   std::uint64_t chunk_bytes(const ChunkPayload& c) const {
     return (c.size & kCountChunk) && multipath(c) ? adaptive_piece_ : c.size & ~kLastChunk;
   }
-  void arrive_at_destination(core::Engine& engine, const partition::Link& link, const LinkPorts::Slot& s,
+  void arrive_at_destination(core::Engine& engine, const Link& link, const LinkPorts::Slot& s,
                              const ChunkPayload& chunk);
 
-  const partition::ClusterGraph& graph_;
+  const ClusterGraph& graph_;
   NetworkConfig config_;
   LinkPorts ports_;
   std::vector<Pending> pending_;

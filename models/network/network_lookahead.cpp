@@ -13,9 +13,9 @@ core::Sync engine_sync(SyncMode mode) { return mode == SyncMode::window ? core::
 
 namespace {
 
-core::SimTime min_positive_latency(const partition::ClusterGraph& g) {
+core::SimTime min_positive_latency(const ClusterGraph& g) {
   core::SimTime best = core::SimTime::infinity();
-  for (const partition::Link& l : g.links()) {
+  for (const Link& l : g.links()) {
     if (l.latency > core::SimTime::zero() && l.latency < best) best = l.latency;
   }
   return best.is_infinite() ? core::SimTime::from_ps(1) : best;
@@ -23,7 +23,7 @@ core::SimTime min_positive_latency(const partition::ClusterGraph& g) {
 
 // A GPU is woken by server members at zero delay: relax all of its server's GPUs.
 template <class Relax>
-void relax_server_peers(const partition::ClusterGraph& g, partition::VertexId gpu, core::SimTime d, Relax&& relax) {
+void relax_server_peers(const ClusterGraph& g, VertexId gpu, core::SimTime d, Relax&& relax) {
   const int per_node = g.shape().gpus_per_node;
   const int first = g.node_of_gpu(gpu) * per_node;
   for (int peer = first; peer < first + per_node; ++peer) relax(peer, d);
@@ -31,35 +31,35 @@ void relax_server_peers(const partition::ClusterGraph& g, partition::VertexId gp
 
 }  // namespace
 
-std::vector<core::SimTime> lp_lookahead(const partition::ClusterGraph& g, const partition::RankMapping& mapping) {
+std::vector<core::SimTime> lp_lookahead(const ClusterGraph& g, const partition::RankMapping& mapping) {
   const auto n = static_cast<std::size_t>(g.vertex_count());
   std::vector<core::SimTime> dist(n, core::SimTime::infinity());
-  using Item = std::pair<core::SimTime, partition::VertexId>;
+  using Item = std::pair<core::SimTime, VertexId>;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> frontier;
-  auto relax = [&](partition::VertexId v, core::SimTime d) {
+  auto relax = [&](VertexId v, core::SimTime d) {
     if (d < dist[static_cast<std::size_t>(v)]) {
       dist[static_cast<std::size_t>(v)] = d;
       frontier.emplace(d, v);
     }
   };
   // Sources: the near end of every cut link.
-  for (const partition::Link& l : g.links())
+  for (const Link& l : g.links())
     if (mapping.rank_of(l.src) != mapping.rank_of(l.dst)) relax(l.src, l.latency);
   // Backwards along same-rank links: v -> u costs the link's latency.
   while (!frontier.empty()) {
     const auto [d, u] = frontier.top();
     frontier.pop();
     if (d > dist[static_cast<std::size_t>(u)]) continue;
-    for (partition::LinkId out : g.out_links(u)) {
-      const partition::Link& in = g.link(partition::ClusterGraph::reverse(out));  // in.dst == u
+    for (LinkId out : g.out_links(u)) {
+      const Link& in = g.link(ClusterGraph::reverse(out));  // in.dst == u
       if (mapping.rank_of(in.src) == mapping.rank_of(u)) relax(in.src, d + in.latency);
     }
-    if (g.vertex(u).kind == partition::VertexKind::gpu) relax_server_peers(g, u, d, relax);
+    if (g.vertex(u).kind == VertexKind::gpu) relax_server_peers(g, u, d, relax);
   }
   return dist;
 }
 
-core::EngineConfig engine_config(const partition::ClusterGraph& g, const partition::RankMapping& mapping,
+core::EngineConfig engine_config(const ClusterGraph& g, const partition::RankMapping& mapping,
                                  NetworkMode mode, SyncMode sync) {
   core::EngineConfig c;
   c.sync = engine_sync(sync);

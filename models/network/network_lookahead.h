@@ -12,7 +12,7 @@
 
 #include "core/engine.h"
 #include "models/spec/simulation_spec.h"
-#include "partition/partition.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::models::network {
 
@@ -26,10 +26,10 @@ core::Sync engine_sync(SyncMode mode);
 // A GPU sits ~1.3 us (PCIe, NIC, leaf, cut uplink) from a leaf-spine cut, a
 // leaf 0.23 us: windows bound by GPU events are ~6x longer (engine.h). Infinity
 // for a vertex with no path to another rank; all infinity on one rank.
-std::vector<core::SimTime> lp_lookahead(const partition::ClusterGraph& g, const partition::RankMapping& mapping);
+std::vector<core::SimTime> lp_lookahead(const ClusterGraph& g, const partition::RankMapping& mapping);
 
 // Throws pf::ConfigError when a zero-latency link is cut between ranks.
-core::EngineConfig engine_config(const partition::ClusterGraph& g, const partition::RankMapping& mapping,
+core::EngineConfig engine_config(const ClusterGraph& g, const partition::RankMapping& mapping,
                                  NetworkMode mode, SyncMode sync);
 
 }  // namespace pf::models::network

@@ -39,7 +39,7 @@ void PholdModel::initialise(core::Engine& engine) {
     if (!engine.is_local(lp)) continue;
     for (std::uint32_t e = 0; e < params_.start_events; ++e) {
       const core::SimTime at = next_delay(lp);
-      if (at < params_.end) engine.schedule_initial(at, lp, kHop, core::NoPayload{});
+      if (at < params_.end) engine.schedule_initial(at, lp, Token{});
     }
   }
 }

@@ -31,7 +31,8 @@ std::vector<int> phold_block_mapping(std::uint32_t lps, int ranks);
 
 class PholdModel {
  public:
-  static constexpr core::EventKind kHop = 1;
+  // PHOLD's one event: it carries nothing; its arrival is the whole message.
+  struct Token {};
 
   explicit PholdModel(const PholdParams& params);
 
@@ -80,7 +81,7 @@ inline PholdModel::Hop PholdModel::next_hop(core::LpId lp, core::SimTime now) {
 
 inline void PholdModel::on_event(core::Engine& engine, const core::Event& event) {
   const Hop hop = next_hop(event.dst, engine.now());
-  if (hop.at < params_.end) engine.send(hop.at, hop.dst, kHop, core::NoPayload{});
+  if (hop.at < params_.end) engine.send(hop.at, hop.dst, Token{});
 }
 
 }  // namespace pf::models

@@ -2,7 +2,7 @@
 // faults): the experiment's `faults:` list, one entry per fault, in the order
 // written. GPU faults change how fast (and on what hardware) some GPUs
 // compute; link and switch faults change the fabric the routes and ports see
-// (partition/cluster_faults.h applies them to the cluster graph;
+// (models/network/faults.h applies them to the cluster graph;
 // models/training/gpu_conditions.h to the GPUs).
 #pragma once
 

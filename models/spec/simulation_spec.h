@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <string>
 
+#include "partition/strategy.h"
+
 namespace pf::models {
 
 enum class NetworkMode { packet, analytical };
 enum class SyncMode { window, null_message };
-enum class PartitionStrategy { metis, block, round_robin };
+using PartitionStrategy = partition::Strategy;
 // How `run` times collectives whose group sits inside one server (TP, and any
 // group that fits a server): closed form over the NVSwitch, or message by
 // message through the network model like every other collective.

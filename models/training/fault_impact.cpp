@@ -27,7 +27,7 @@ std::vector<std::int64_t> combine(const core::Communicator& comm, const std::vec
 }  // namespace
 
 std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const ExperimentSpec& e,
-                                       const workload::RankLayout& layout, const std::vector<partition::FaultReach>& reach,
+                                       const workload::RankLayout& layout, const std::vector<network::FaultReach>& reach,
                                        const partition::RankMapping& mapping, std::uint32_t binding_gpu,
                                        const TrainingModel& model, const network::Network& net) {
   const std::size_t nf = e.faults.size();
@@ -47,7 +47,7 @@ std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const Exp
     for (int g : e.faults[i].gpus)
       if (busy_of[static_cast<std::size_t>(g)] >= 0) mine[own + i * stages + stage_of(g)] += busy_of[static_cast<std::size_t>(g)];
     if (net.config().mode != NetworkMode::packet) continue;
-    for (partition::LinkId l : reach[i].link_ids) {
+    for (network::LinkId l : reach[i].link_ids) {
       if (mapping.vertex_rank[static_cast<std::size_t>(net.graph().link(l).src)] != comm.rank()) continue;
       const network::LinkCounters& c = net.counters(l);
       mine[bytes + i] += static_cast<std::int64_t>(c.bytes);

@@ -11,13 +11,13 @@
 #include "models/training/run_result.h"
 #include "models/training/training_model.h"
 #include "models/workload/rank_layout.h"
-#include "partition/cluster_faults.h"
-#include "partition/partition.h"
+#include "models/network/faults.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::models::training {
 
 std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const ExperimentSpec& e,
-                                       const workload::RankLayout& layout, const std::vector<partition::FaultReach>& reach,
+                                       const workload::RankLayout& layout, const std::vector<network::FaultReach>& reach,
                                        const partition::RankMapping& mapping, std::uint32_t binding_gpu,
                                        const TrainingModel& model, const network::Network& net);
 

@@ -67,7 +67,7 @@ bool GpuExecutor::issued(core::Engine& engine, const PendingOp& p) {
   if (p.issue <= engine.now()) return true;
   if (p.issue < wake_scheduled_ && p.issue != core::SimTime::infinity()) {
     wake_scheduled_ = p.issue;
-    engine.send(p.issue, static_cast<core::LpId>(gpu()), kHostIssued, OpDone{p.op.id});
+    engine.send(p.issue, static_cast<core::LpId>(gpu()), HostIssued{p.op.id});
   }
   return false;
 }
@@ -166,7 +166,7 @@ void GpuExecutor::start_compute(core::Engine& engine, ExecutionShared& shared, P
   p.started = true;
   p.start = engine.now();
   const core::SimTime end = kernel_.start(engine.now(), p.cost.seconds, rate);
-  engine.send(end, static_cast<core::LpId>(gpu()), kComputeDone, OpDone{p.op.id, kernel_.token()});
+  engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{p.op.id, kernel_.token()});
 }
 
 void GpuExecutor::retime_compute(core::Engine& engine, const ExecutionShared& shared) {
@@ -174,7 +174,7 @@ void GpuExecutor::retime_compute(core::Engine& engine, const ExecutionShared& sh
   const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
   if (rate == kernel_.rate()) return;
   const core::SimTime end = kernel_.set_rate(engine.now(), rate);
-  engine.send(end, static_cast<core::LpId>(gpu()), kComputeDone, OpDone{computing_op_, kernel_.token()});
+  engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{computing_op_, kernel_.token()});
 }
 
 void GpuExecutor::start_comm(core::Engine& engine, ExecutionShared& shared, PendingOp& p) {
@@ -196,7 +196,7 @@ void GpuExecutor::start_comm(core::Engine& engine, ExecutionShared& shared, Pend
   const std::uint32_t group = shared.group_base[kind] + p.op.group.index();
   if (p.op.stream == Stream::comm && shared.server != nullptr && shared.server->handles(group)) {
     shared.server->arrive(engine, group, p.op.seq, workload::collective_of(p.op.kind), p.op.bytes, gpu(), p.op.id,
-                          shared.comm_overhead, kCommDone);
+                          shared.comm_overhead);
     return;
   }
   collective::Request r;
@@ -235,7 +235,7 @@ void GpuExecutor::on_compute_done(core::Engine& engine, ExecutionShared& shared,
 
 void GpuExecutor::on_comm_delivered(core::Engine& engine, ExecutionShared& shared, std::uint32_t op) {
   if (shared.comm_overhead > core::SimTime::zero()) {
-    engine.send(engine.now() + shared.comm_overhead, static_cast<core::LpId>(gpu()), kCommDone, OpDone{op});
+    engine.send(engine.now() + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{op});
     return;
   }
   on_comm_done(engine, shared, op);

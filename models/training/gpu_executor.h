@@ -49,24 +49,13 @@
 #include "models/training/gpu_conditions.h"
 #include "models/training/run_result.h"
 #include "models/training/time_accounting.h"
+#include "models/training/training_events.h"
 #include "models/training/program_source.h"
 
 namespace pf::models::training {
 
-// Event kinds of the training model (the 0x03xx block; the network uses
-// 0x01xx and the collective layer 0x02xx).
-inline constexpr core::EventKind kGpuStart = 0x0300;
-inline constexpr core::EventKind kComputeDone = 0x0301;
-inline constexpr core::EventKind kCommDone = 0x0302;
-inline constexpr core::EventKind kHostIssued = 0x0303;  // an op's issue time was reached
-
 // The collective layer's operation for a workload collective.
 collective::Op collective_op(workload::Collective c);
-
-struct OpDone {
-  std::uint32_t op = 0;     // the op's id in its GPU's program
-  std::uint32_t token = 0;  // kComputeDone: KernelProgress::token() when scheduled (older ones are stale)
-};
 
 // What every GPU of a rank shares while executing.
 class ServerCollectives;
@@ -92,7 +81,7 @@ class GpuExecutor {
 
   // Pull, start and complete whatever can proceed at engine.now().
   void drive(core::Engine& engine, ExecutionShared& shared);
-  // token: the OpDone's; a stale finish (the kernel was re-timed since) is ignored.
+  // token: the ComputeDone's; a stale finish (the kernel was re-timed since) is ignored.
   void on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op, std::uint32_t token);
   // A communication op's network part finished (collective layer completion).
   void on_comm_delivered(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
@@ -145,7 +134,7 @@ class GpuExecutor {
   core::SimTime host_clock_;        // when the host has issued every op pulled so far
   bool host_blocked_ = false;       // the newest pulled op is a sync point not yet reached
   bool host_waiting_ = false;       // the next kernel is ready but not issued (TimeAccounting's host wait)
-  core::SimTime wake_scheduled_ = core::SimTime::infinity();  // pending kHostIssued event, max: none
+  core::SimTime wake_scheduled_ = core::SimTime::infinity();  // pending HostIssued event, max: none
   std::vector<PendingOp> pending_;  // issue order
   std::vector<std::uint32_t> immediate_;  // completed while starting (no event needed)
   TimeAccounting time_;

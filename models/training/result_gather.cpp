@@ -143,7 +143,7 @@ void fill_uncertainty(RunResult& r, const BindingFigures& f) {
 }
 
 void fill_local(RunResult& r, const workload::RankLayout& layout, const memory::PlanSummary& memory,
-                const partition::ClusterGraph& graph, const partition::RankMapping& mapping, int rank,
+                const network::ClusterGraph& graph, const partition::RankMapping& mapping, int rank,
                 TrainingModel& model, const network::Network& net) {
   for (const GpuExecutor& g : model.gpus()) {
     GpuTotals t;
@@ -205,7 +205,7 @@ void check_all_finished(const core::Communicator& comm, const TrainingModel& mod
 }
 
 RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e, const workload::RankLayout& layout,
-                         const memory::PlanSummary& memory, const partition::ClusterGraph& graph,
+                         const memory::PlanSummary& memory, const network::ClusterGraph& graph,
                          const partition::RankMapping& mapping, const core::Engine& engine, TrainingModel& model,
                          const network::Network& net) {
   RunResult r;

@@ -11,7 +11,7 @@
 #include "models/training/run_result.h"
 #include "models/training/training_model.h"
 #include "models/workload/rank_layout.h"
-#include "partition/partition.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::models::training {
 
@@ -20,7 +20,7 @@ namespace pf::models::training {
 void check_all_finished(const core::Communicator& comm, const TrainingModel& model);
 
 RunResult gather_results(const core::Communicator& comm, const ExperimentSpec& e, const workload::RankLayout& layout,
-                         const memory::PlanSummary& memory, const partition::ClusterGraph& graph,
+                         const memory::PlanSummary& memory, const network::ClusterGraph& graph,
                          const partition::RankMapping& mapping, const core::Engine& engine, TrainingModel& model,
                          const network::Network& net);
 

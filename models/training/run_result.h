@@ -92,7 +92,7 @@ struct LinkTotals {
 
 // Where one fault of the experiment's `faults:` bit (io/report/README.md, faults).
 struct FaultImpact {
-  int gpus = 0, links = 0, failed_links = 0, servers = 0;  // what it touched (partition/cluster_faults.h)
+  int gpus = 0, links = 0, failed_links = 0, servers = 0;  // what it touched (models/network/faults.h)
   bool on_binding_gpu = false;   // a GPU fault that includes the binding GPU
   // GPU faults: mean compute-busy time of its GPUs minus that of the other
   // GPUs of the same pipeline stages (what the slow element added to its own work).

@@ -41,8 +41,7 @@ double ServerCollectives::duration_s(std::uint32_t group, workload::Collective o
 }
 
 void ServerCollectives::arrive(core::Engine& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
-                               std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead,
-                               core::EventKind done_kind) {
+                               std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead) {
   Waiting& w = waiting_[group];
   if (w.members.empty()) w.seq = seq;
   if (w.seq != seq)
@@ -55,7 +54,7 @@ void ServerCollectives::arrive(core::Engine& engine, std::uint32_t group, std::u
   for (const auto& [member, id] : w.members) {
     if (!engine.is_local(static_cast<core::LpId>(member)))
       throw SimulationError("training: server group " + std::to_string(group) + " is split across MPI ranks");
-    engine.send(done, static_cast<core::LpId>(member), done_kind, OpDone{id});
+    engine.send(done, static_cast<core::LpId>(member), CommDone{id});
   }
   w.members.clear();
 }

@@ -22,6 +22,7 @@
 #include "core/engine.h"
 #include "models/collective/algorithm_choice.h"
 #include "models/collective/group_table.h"
+#include "models/training/training_events.h"
 #include "models/workload/op.h"
 
 namespace pf::models::training {
@@ -36,10 +37,10 @@ class ServerCollectives {
   double duration_s(std::uint32_t group, workload::Collective op, std::uint64_t bytes) const;
 
   // Member `gpu` joins collective `seq` of `group` with its op `op_id`. When
-  // the last member joins, every member gets `done_kind` (payload: its op id)
+  // the last member joins, every member gets CommDone (its op id)
   // at now + duration + overhead.
   void arrive(core::Engine& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
-              std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead, core::EventKind done_kind);
+              std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead);
 
  private:
   struct Waiting {

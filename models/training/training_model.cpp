@@ -19,7 +19,7 @@ TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared,
 
 void TrainingModel::seed(core::Engine& engine) {
   for (const GpuExecutor& g : gpus_)
-    engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), kGpuStart, core::NoPayload{});
+    engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), GpuStart{});
 }
 
 void TrainingModel::note_finished(const GpuExecutor& gpu, bool was_finished) {
@@ -35,25 +35,29 @@ void TrainingModel::delivered(core::Engine& engine, const collective::Completion
 }
 
 void TrainingModel::on_event(core::Engine& engine, const core::Event& event) {
+  static_assert(TrainingEvents::valid);
   switch (event.kind) {
-    case network::kChunkArrival: net_.forward(engine, event); return;
-    case network::kDelivery:
-      delivered(engine, shared_.collectives->on_delivery(engine, network::Network::delivery(event)));
+    case core::kind_of<network::ChunkArrival>: net_.forward(engine, event.as<network::ChunkArrival>()); return;
+    case core::kind_of<network::MessageDelivered>:
+      delivered(engine, shared_.collectives->on_delivery(
+                            engine, network::Network::delivery(event.as<network::MessageDelivered>())));
       return;
-    case collective::kPortFree: delivered(engine, shared_.collectives->on_port_free(engine, event)); return;
+    case core::kind_of<collective::PortFree>:
+      delivered(engine, shared_.collectives->on_port_free(engine, event.as<collective::PortFree>()));
+      return;
     default: break;
   }
   GpuExecutor& g = executor(event.dst);
   const bool was = g.finished();
   switch (event.kind) {
-    case kGpuStart: g.drive(engine, shared_); break;
-    case kComputeDone: {
-      const auto done = event.as<OpDone>();
+    case core::kind_of<GpuStart>: g.drive(engine, shared_); break;
+    case core::kind_of<ComputeDone>: {
+      const auto done = event.as<ComputeDone>();
       g.on_compute_done(engine, shared_, done.op, done.token);
       break;
     }
-    case kCommDone: g.on_comm_done(engine, shared_, event.as<OpDone>().op); break;
-    case kHostIssued: g.on_host_issued(engine, shared_); break;
+    case core::kind_of<CommDone>: g.on_comm_done(engine, shared_, event.as<CommDone>().op); break;
+    case core::kind_of<HostIssued>: g.on_host_issued(engine, shared_); break;
     default: engine.fail("training: unknown event kind " + std::to_string(event.kind)); return;
   }
   note_finished(g, was);

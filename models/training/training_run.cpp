@@ -15,9 +15,9 @@
 #include "models/training/server_collective.h"
 #include "models/training/training_model.h"
 #include "models/workload/workload_plan.h"
-#include "partition/cluster_faults.h"
-#include "partition/cluster_graph.h"
-#include "partition/partition.h"
+#include "models/network/faults.h"
+#include "models/network/topology.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::models::training {
 namespace {
@@ -51,7 +51,7 @@ std::vector<int> local_gpus(const partition::RankMapping& mapping, int rank, int
 
 // The end of an iteration is unknown in advance: the engine runs until every
 // rank's GPUs are done (null_message) or no event is left (window).
-core::EngineConfig engine_config(const partition::ClusterGraph& graph, const partition::RankMapping& mapping,
+core::EngineConfig engine_config(const network::ClusterGraph& graph, const partition::RankMapping& mapping,
                                  const SimulationSpec& sim, const RunOptions& options) {
   core::EngineConfig config = network::engine_config(graph, mapping, sim.network, sim.sync);
   config.end = core::SimTime::infinity();
@@ -100,12 +100,12 @@ RunResult run_training(const ExperimentSpec& e, const TrainingWorkload& work, co
                        const RunOptions& options) {
   const workload::RankLayout layout(work.parallelism);
   const memory::PlanSummary& memory = work.memory;
-  partition::ClusterGraph graph = partition::build_cluster(e.hardware.node, e.topology);
-  const std::vector<partition::FaultReach> reach = partition::apply_faults(graph, e.faults, e.topology);
+  network::ClusterGraph graph = network::build_cluster(e.hardware.node, e.topology);
+  const std::vector<network::FaultReach> reach = network::apply_faults(graph, e.faults, e.topology);
   if (graph.gpu_count() != layout.world_size())
     throw ConfigError("parallelism: tp*pp*dp*cp = " + std::to_string(layout.world_size()) + " GPUs, topology has " +
                       std::to_string(graph.gpu_count()));
-  const partition::RankMapping mapping = partition::partition(graph, comm.size(), e.simulation.partition);
+  const partition::RankMapping mapping = network::partition_cluster(graph, comm.size(), e.simulation.partition);
 
   ExecutionShared shared;
   collective::GroupTable groups(graph);

@@ -39,6 +39,15 @@ check_refused "output.dir" --out /proc/preflight-x
 check_refused "--report-json" --out "$work/fine" --report-json /proc/preflight-y.json
 check_refused "--report-json DIR" --out "$work/fine" --report-json "$work"
 
+# --report-json naming OUT/report.json itself (through a longer path) is one file, written once.
+same="$work/same"
+if timeout 120 "$preflight" run "$example" --quiet --no-timeline --out "$same" --report-json "$same/./report.json" \
+     >"$work/same.log" 2>&1 && [[ -s "$same/report.json" ]] && ! ls "$same" | grep -q '\.tmp$'; then
+  ok "--report-json OUT/report.json: exit 0, one report"
+else
+  fail "--report-json OUT/report.json: $(tail -1 "$work/same.log")"
+fi
+
 # --- a full disk -----------------------------------------------------------
 tiny="$work/tiny"
 mkdir -p "$tiny"

@@ -79,7 +79,6 @@ TEST(PholdDeterminism, DifferentSeedsGiveDifferentDigests) {
 // one LP share a timestamp and differ only by source. Each LP records the
 // sources in the order it committed them.
 struct TieModel {
-  static constexpr core::EventKind kPing = 1;
   std::uint32_t lps;
   SimTime step;
   SimTime end;
@@ -100,7 +99,7 @@ struct TieModel {
     for (std::uint32_t k = 0; k < fan; ++k) {
       const core::LpId dst = (event.dst * 7 + ping.hops * 13 + k * 5 + static_cast<core::LpId>(log.size())) % lps;
       const SimTime at = engine.now() + SimTime{step.ps * (1 + (ping.hops + k) % 2)};
-      if (at < end && ping.hops < 16) engine.send(at, dst, kPing, Ping{ping.hops + 1});
+      if (at < end && ping.hops < 16) engine.send(at, dst, Ping{ping.hops + 1});
     }
   }
 };
@@ -113,7 +112,7 @@ std::uint64_t tie_order_hash(const Communicator& comm, Sync sync, std::uint64_t*
   config.sync = sync;
   Engine engine(comm, models::phold_block_mapping(model.lps, comm.size()), config);
   for (core::LpId lp = 0; lp < model.lps; ++lp)
-    if (engine.is_local(lp)) engine.schedule_initial(model.step, lp, TieModel::kPing, TieModel::Ping{0});
+    if (engine.is_local(lp)) engine.schedule_initial(model.step, lp, TieModel::Ping{0});
   engine.run(model);
   std::uint64_t h = 0;
   for (const auto& [lp, log] : model.seen) {

@@ -24,10 +24,10 @@ struct ViolatingModel {
   SimTime trigger;
   void on_event(Engine& engine, const core::Event& event) {
     if (event.dst == 0 && engine.now() >= trigger) {
-      engine.send(engine.now() + SimTime{lookahead.ps / 2}, lps - 1, 1, core::NoPayload{});
+      engine.send(engine.now() + SimTime{lookahead.ps / 2}, lps - 1, core::NoPayload{});
       return;
     }
-    engine.send(engine.now() + lookahead, event.dst, 1, core::NoPayload{});
+    engine.send(engine.now() + lookahead, event.dst, core::NoPayload{});
   }
 };
 
@@ -37,7 +37,7 @@ struct ThrowingModel {
   SimTime step;
   void on_event(Engine& engine, const core::Event& event) {
     if (event.dst == thrower && engine.now() >= when) throw std::runtime_error("model invariant broken");
-    engine.send(engine.now() + step, event.dst, 1, core::NoPayload{});
+    engine.send(engine.now() + step, event.dst, core::NoPayload{});
   }
 };
 
@@ -59,7 +59,7 @@ TEST_P(EngineErrors, SendBelowLookaheadToAnotherRankIsReportedWithTheLpId) {
   Engine engine(world, models::phold_block_mapping(lps, world.size()),
                 config_for(GetParam(), model.lookahead, SimTime::from_us(int64_t{1000})));
   for (core::LpId lp = 0; lp < lps; ++lp)
-    if (engine.is_local(lp)) engine.schedule_initial(model.lookahead, lp, 1, core::NoPayload{});
+    if (engine.is_local(lp)) engine.schedule_initial(model.lookahead, lp, core::NoPayload{});
   try {
     engine.run(model);
     FAIL() << "the violation was not reported";
@@ -78,7 +78,7 @@ TEST_P(EngineErrors, AnExceptionInAHandlerStopsEveryRank) {
   Engine engine(world, models::phold_block_mapping(lps, world.size()),
                 config_for(GetParam(), model.step, SimTime::from_us(int64_t{100})));
   for (core::LpId lp = 0; lp < lps; ++lp)
-    if (engine.is_local(lp)) engine.schedule_initial(model.step, lp, 1, core::NoPayload{});
+    if (engine.is_local(lp)) engine.schedule_initial(model.step, lp, core::NoPayload{});
   try {
     engine.run(model);
     FAIL() << "the exception was swallowed";
@@ -121,14 +121,14 @@ TEST(EngineConfig, WindowModeRunsToQuiescenceWithoutAnEnd) {
   struct Countdown {
     void on_event(Engine& engine, const core::Event& event) {
       const auto left = event.as<std::uint32_t>();
-      if (left > 0) engine.send(engine.now() + SimTime::from_ns(10), (event.dst + 1) % 8, 1, left - 1);
+      if (left > 0) engine.send(engine.now() + SimTime::from_ns(10), (event.dst + 1) % 8, left - 1);
     }
   } model;
   const Communicator world = Communicator::world();
   Engine engine(world, models::phold_block_mapping(8, world.size()),
                 config_for(Sync::window, SimTime::from_ns(10), SimTime::infinity()));
   for (core::LpId lp = 0; lp < 8; ++lp)
-    if (engine.is_local(lp)) engine.schedule_initial(SimTime::from_ns(10), lp, 1, std::uint32_t{50});
+    if (engine.is_local(lp)) engine.schedule_initial(SimTime::from_ns(10), lp, std::uint32_t{50});
   engine.run(model);
   EXPECT_EQ(engine.global_stats().committed_events, 8u * 51u);
 }

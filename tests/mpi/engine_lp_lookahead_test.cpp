@@ -32,7 +32,6 @@ std::uint32_t mix(std::uint32_t a, std::uint32_t b) {
 // hosts R.. compute (self events) and now and then send a packet for a random
 // host to their router, `host_link` later. Hosts live on their router's rank.
 struct HostRouterModel {
-  static constexpr core::EventKind kCompute = 1, kPacket = 2;
   static constexpr std::uint32_t kRouters = 8, kHostsPerRouter = 6;
   SimTime hop = SimTime::from_ns(100);
   SimTime host_link = SimTime::from_ns(2000);  // what the host really takes to reach its router
@@ -41,6 +40,7 @@ struct HostRouterModel {
   struct Packet {
     LpId to_host;
   };
+  struct Compute {};  // a host's kernel ends
 
   static std::uint32_t lps() { return kRouters * (1 + kHostsPerRouter); }
   static LpId router_of(LpId host) { return (host - kRouters) / kHostsPerRouter; }
@@ -67,15 +67,15 @@ struct HostRouterModel {
     if (is_router(lp)) {
       const LpId to_host = event.as<Packet>().to_host;
       const LpId next = router_of(to_host) == lp ? to_host : router_of(to_host);
-      engine.send(engine.now() + hop + jitter, next, kPacket, Packet{to_host});
+      engine.send(engine.now() + hop + jitter, next, Packet{to_host});
       return;
     }
-    if (event.kind == kPacket) return;  // delivered: the commit itself is what the digest records
+    if (event.kind == core::kind_of<Packet>) return;  // delivered: the commit itself is what the digest records
     // Compute for 1..5 us; one kernel in eight ends by sending a packet.
-    engine.send(engine.now() + SimTime::from_ns(1000 + mix(n, lp) % 4000), lp, kCompute, Packet{});
+    engine.send(engine.now() + SimTime::from_ns(1000 + mix(n, lp) % 4000), lp, Compute{});
     if (mix(lp, n * 3) % 8 == 0) {
       const LpId to_host = kRouters + mix(n, lp * 7) % (kRouters * kHostsPerRouter);
-      engine.send(engine.now() + host_link + jitter, router_of(lp), kPacket, Packet{to_host});
+      engine.send(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
     }
   }
 };
@@ -94,7 +94,7 @@ Outcome run(const Communicator& comm, Sync sync, std::vector<SimTime> lp_lookahe
   config.lp_lookahead = std::move(lp_lookahead);
   Engine engine(comm, HostRouterModel::mapping(comm.size()), config);
   for (LpId lp = HostRouterModel::kRouters; lp < HostRouterModel::lps(); ++lp)
-    if (engine.is_local(lp)) engine.schedule_initial(SimTime::from_ns(lp * 37), lp, HostRouterModel::kCompute, HostRouterModel::Packet{});
+    if (engine.is_local(lp)) engine.schedule_initial(SimTime::from_ns(lp * 37), lp, HostRouterModel::Compute{});
   engine.run(model);
   const core::EngineStats stats = engine.global_stats();
   return {stats.committed_events, engine.global_digest(), stats.windows};

@@ -42,8 +42,6 @@ struct RelayParams {
 
 class RelayModel {
  public:
-  static constexpr core::EventKind kKick = 1, kRequest = 2, kReply = 3, kWatchdog = 4;
-
   explicit RelayModel(const RelayParams& p)
       : p_(p), done_(lps(), 0), finish_time_(lps(), core::SimTime::infinity()), digest_(lps(), 0) {}
 
@@ -66,9 +64,9 @@ class RelayModel {
     for (core::LpId i = 0; i < p_.workers; ++i) {
       if (!engine.is_local(i)) continue;
       ++unfinished_;
-      engine.schedule_initial(p_.lookahead + core::SimTime::from_ns(37 * i), i, kKick, Msg{});
+      engine.schedule_initial(p_.lookahead + core::SimTime::from_ns(37 * i), i, Kick{});
     }
-    if (engine.is_local(watchdog_lp())) engine.schedule_initial(p_.watchdog, watchdog_lp(), kWatchdog, Msg{});
+    if (engine.is_local(watchdog_lp())) engine.schedule_initial(p_.watchdog, watchdog_lp(), Watchdog{});
   }
 
   bool finished() const { return unfinished_ == 0; }
@@ -80,16 +78,18 @@ class RelayModel {
       engine.fail("relay LP " + std::to_string(lp) + " failed on purpose");
       return;
     }
-    Msg msg = event.as<Msg>();
     switch (event.kind) {
-      case kKick: start_round(engine, lp, 0); break;
-      case kRequest:
-        if (msg.hop < 2) return send_leg(engine, lp, kRequest, msg, msg.hop + 1, core::SimTime::zero());
+      case core::kind_of<Kick>: start_round(engine, lp, 0); break;
+      case core::kind_of<Request>: {
+        const Msg msg = event.as<Request>().msg;
+        if (msg.hop < 2) return send_leg(engine, lp, Leg::request, msg, msg.hop + 1, core::SimTime::zero());
         fold(lp, event, msg);
-        send_leg(engine, lp, kReply, msg, 0, core::SimTime::zero());  // back to the origin, by another route
+        send_leg(engine, lp, Leg::reply, msg, 0, core::SimTime::zero());  // back to the origin, by another route
         break;
-      case kReply:
-        if (msg.hop < 2) return send_leg(engine, lp, kReply, msg, msg.hop + 1, core::SimTime::zero());
+      }
+      case core::kind_of<Reply>: {
+        const Msg msg = event.as<Reply>().msg;
+        if (msg.hop < 2) return send_leg(engine, lp, Leg::reply, msg, msg.hop + 1, core::SimTime::zero());
         fold(lp, event, msg);
         if (lp == p_.stall_lp && done_[lp] >= p_.stall_round) break;
         if (++done_[lp] == rounds(lp)) {
@@ -99,7 +99,8 @@ class RelayModel {
           start_round(engine, lp, done_[lp]);
         }
         break;
-      case kWatchdog: ++watchdog_fired_; break;
+      }
+      case core::kind_of<Watchdog>: ++watchdog_fired_; break;
       default: throw std::logic_error("relay: unknown event kind");
     }
   }
@@ -118,31 +119,45 @@ class RelayModel {
     std::uint32_t round = 0;
     std::uint32_t hop = 0;  // where on its leg: at forwarder 0 or 1, or 2 = at the leg's end
   };
+  // The events: a worker's first round, a request or reply on its way, the watchdog.
+  struct Kick {};
+  struct Request {
+    Msg msg;
+  };
+  struct Reply {
+    Msg msg;
+  };
+  struct Watchdog {};
+  enum class Leg { request, reply };
 
   static std::uint32_t mix(std::uint32_t a, std::uint32_t b) { return (a * 2654435761u) ^ (b * 40503u + 0x9E37u); }
 
   // A worker's requests go out via forwarders a then b, the reply comes back
   // via b then a's neighbour: both legs cross ranks whenever F spans them.
-  core::LpId route(const Msg& m, core::EventKind kind, std::uint32_t hop) const {
+  core::LpId route(const Msg& m, Leg leg_kind, std::uint32_t hop) const {
     const std::uint32_t first = mix(m.origin, m.round) % p_.forwarders;
     const std::uint32_t second = (first + 1 + mix(m.round, m.origin) % (p_.forwarders - 1)) % p_.forwarders;
     const std::uint32_t leg[2][2] = {{first, second}, {second, (first + 1) % p_.forwarders}};
-    return p_.workers + leg[kind == kReply][hop];
+    return p_.workers + leg[leg_kind == Leg::reply][hop];
   }
 
   void start_round(core::Engine& engine, core::LpId worker, std::uint32_t round) {
     const Msg m{worker, (worker + 1 + mix(worker, round) % (p_.workers - 1)) % p_.workers, round, 0};
-    send_leg(engine, worker, kRequest, m, 0, core::SimTime::from_ns(1000 + 250 * (mix(round, worker) % 4)));
+    send_leg(engine, worker, Leg::request, m, 0, core::SimTime::from_ns(1000 + 250 * (mix(round, worker) % 4)));
   }
 
   // Sends `m` on from `lp` to its next stop: forwarder `hop` (0 or 1) of the
   // leg, or the leg's end (hop 2), one lookahead plus a jitter later.
-  void send_leg(core::Engine& engine, core::LpId lp, core::EventKind kind, Msg m, std::uint32_t hop,
-                core::SimTime think) {
+  void send_leg(core::Engine& engine, core::LpId lp, Leg leg, Msg m, std::uint32_t hop, core::SimTime think) {
     m.hop = hop;
-    const core::LpId to = hop < 2 ? route(m, kind, hop) : (kind == kRequest ? m.target : m.origin);
+    const core::LpId to = hop < 2 ? route(m, leg, hop) : (leg == Leg::request ? m.target : m.origin);
     const core::SimTime jitter = core::SimTime::from_ns(20 * (mix(lp, m.round * 4 + hop) % 11));
-    engine.send(engine.now() + think + p_.lookahead + jitter, to, kind, m);
+    const core::SimTime at = engine.now() + think + p_.lookahead + jitter;
+    if (leg == Leg::request) {
+      engine.send(at, to, Request{m});
+    } else {
+      engine.send(at, to, Reply{m});
+    }
   }
 
   void fold(core::LpId lp, const core::Event& event, const Msg& m) {

@@ -141,7 +141,7 @@ TEST(FaultPhysics, AFailedSpineAmongKCutsCrossLeafAllToAllByOneOverK) {
   failed_spine.faults = {f};
   const models::collective::CollectiveBench healthy(test::server(4, 4), t, sim, core::Communicator::world());
   const models::collective::CollectiveBench faulted(test::server(4, 4), t, sim, core::Communicator::world(), failed_spine);
-  ASSERT_EQ(healthy.graph().count(partition::VertexKind::spine), 4);
+  ASSERT_EQ(healthy.graph().count(models::network::VertexKind::spine), 4);
   const models::collective::BenchCase all_to_all{models::collective::Op::all_to_all,
                                                  models::collective::Algo::automatic, 64, 64u << 20, 0};
   const double before = healthy.run(all_to_all).time.seconds();

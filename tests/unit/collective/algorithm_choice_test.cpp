@@ -60,7 +60,7 @@ TEST(AutomaticChoice, PicksTheFastestSimulatedAlgorithm) {
 
 TEST(AutomaticChoice, TreesForSmallMessagesAcrossServersRingsForLarge) {
   const auto spec = sixteen_servers();
-  const partition::ClusterGraph g = partition::build_cluster(spec.hardware.node, spec.topology);
+  const models::network::ClusterGraph g = models::network::build_cluster(spec.hardware.node, spec.topology);
   GroupTable table(g);
   table.add(first(128));
   EXPECT_EQ(automatic(table, Op::all_reduce, 64 << 10), Algo::tree);
@@ -69,7 +69,7 @@ TEST(AutomaticChoice, TreesForSmallMessagesAcrossServersRingsForLarge) {
 
 TEST(AutomaticChoice, RingsInsideOneServer) {
   const auto spec = sixteen_servers();
-  const partition::ClusterGraph g = partition::build_cluster(spec.hardware.node, spec.topology);
+  const models::network::ClusterGraph g = models::network::build_cluster(spec.hardware.node, spec.topology);
   GroupTable table(g);
   table.add(first(8));
   for (std::uint64_t s = 1024; s <= (1ull << 32); s *= 16) EXPECT_EQ(automatic(table, Op::all_reduce, s), Algo::ring);
@@ -77,7 +77,7 @@ TEST(AutomaticChoice, RingsInsideOneServer) {
 
 TEST(AutomaticChoice, OtherOperationsHaveOneAlgorithm) {
   const auto spec = sixteen_servers();
-  const partition::ClusterGraph g = partition::build_cluster(spec.hardware.node, spec.topology);
+  const models::network::ClusterGraph g = models::network::build_cluster(spec.hardware.node, spec.topology);
   GroupTable table(g);
   table.add(first(32));
   table.add({0, 1, 8});  // irregular: two GPUs on one server, one on another
@@ -98,7 +98,7 @@ TEST(AutomaticChoice, OtherOperationsHaveOneAlgorithm) {
 
 TEST(Channels, OnePerRailAcrossServersOneInside) {
   const auto spec = sixteen_servers();
-  const partition::ClusterGraph g = partition::build_cluster(spec.hardware.node, spec.topology);
+  const models::network::ClusterGraph g = models::network::build_cluster(spec.hardware.node, spec.topology);
   GroupTable table(g);
   table.add(first(32));
   table.add(first(8));

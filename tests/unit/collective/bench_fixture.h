@@ -7,7 +7,7 @@
 #include "core/communicator.h"
 #include "io/config/cluster_loader.h"
 #include "models/collective/collective_bench.h"
-#include "partition/routing.h"
+#include "models/network/routing.h"
 
 namespace pf::test {
 
@@ -51,10 +51,10 @@ struct AlphaBeta {
   double alpha_s;
   double bandwidth_Bps;
 };
-inline AlphaBeta alpha_beta(const partition::ClusterGraph& g, int a, int b) {
-  partition::Path path;
-  partition::route(g, a, b, 0, path);
-  const partition::PathStats s = partition::path_stats(g, path);
+inline AlphaBeta alpha_beta(const models::network::ClusterGraph& g, int a, int b) {
+  models::network::Path path;
+  models::network::route(g, a, b, 0, path);
+  const models::network::PathStats s = models::network::path_stats(g, path);
   return {s.latency.seconds(), s.bottleneck_Bps};
 }
 

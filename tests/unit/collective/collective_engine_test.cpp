@@ -26,9 +26,11 @@ struct Step {
 // GPUs start scripted requests at given times and record completions.
 class ScriptModel {
  public:
-  static constexpr core::EventKind kGo = 0x0300;
+  struct Go {
+    std::uint32_t step = 0;  // index into the script
+  };
 
-  ScriptModel(const partition::ClusterGraph& g, models::NetworkMode mode) : graph_(g), mode_(mode), groups_(g) {}
+  ScriptModel(const models::network::ClusterGraph& g, models::NetworkMode mode) : graph_(g), mode_(mode), groups_(g) {}
 
   GroupTable& groups() { return groups_; }
 
@@ -41,11 +43,11 @@ class ScriptModel {
     CollectiveConfig config;
     config.nccl_costs = false;
     collectives_ = std::make_unique<CollectiveEngine>(*net_, groups_, config);
-    const partition::RankMapping m = partition::partition(graph_, 1, partition::Strategy::block);
+    const partition::RankMapping m = models::network::partition_cluster(graph_, 1, partition::Strategy::block);
     core::Engine engine(core::Communicator::self(), m.vertex_rank,
                         models::network::engine_config(graph_, m, mode_, models::SyncMode::window));
     for (std::size_t i = 0; i < script_.size(); ++i)
-      engine.schedule_initial(script_[i].at, static_cast<core::LpId>(script_[i].gpu), kGo, std::uint32_t(i));
+      engine.schedule_initial(script_[i].at, static_cast<core::LpId>(script_[i].gpu), Go{std::uint32_t(i)});
     engine.run(*this);
     for (int gpu = 0; gpu < graph_.gpu_count(); ++gpu) EXPECT_EQ(collectives_->active(gpu), 0u) << "GPU " << gpu;
     return done_;
@@ -54,23 +56,26 @@ class ScriptModel {
   void on_event(core::Engine& engine, const core::Event& event) {
     Completion c;
     switch (event.kind) {
-      case kGo: {
-        const auto i = event.as<std::uint32_t>();
+      case core::kind_of<Go>: {
+        const std::uint32_t i = event.as<Go>().step;
         c = collectives_->start(engine, script_[i].gpu, script_[i].request, i);
         break;
       }
-      case models::network::kChunkArrival: net_->forward(engine, event); return;
-      case models::network::kDelivery:
-        c = collectives_->on_delivery(engine, models::network::Network::delivery(event));
+      case core::kind_of<models::network::ChunkArrival>:
+        net_->forward(engine, event.as<models::network::ChunkArrival>());
+        return;
+      case core::kind_of<models::network::MessageDelivered>:
+        c = collectives_->on_delivery(engine,
+                                      models::network::Network::delivery(event.as<models::network::MessageDelivered>()));
         break;
-      case kPortFree: c = collectives_->on_port_free(engine, event); break;
+      case core::kind_of<PortFree>: c = collectives_->on_port_free(engine, event.as<PortFree>()); break;
       default: FAIL() << "unexpected event kind " << event.kind;
     }
     if (c.done) done_[c.cookie] = engine.now();
   }
 
  private:
-  const partition::ClusterGraph& graph_;
+  const models::network::ClusterGraph& graph_;
   models::NetworkMode mode_;
   GroupTable groups_;
   std::unique_ptr<models::network::Network> net_;
@@ -79,8 +84,8 @@ class ScriptModel {
   std::vector<SimTime> done_;
 };
 
-partition::ClusterGraph four_servers() {
-  return partition::build_cluster(test::server(8, 8), test::fabric(models::TopologyKind::rail_optimized, 4, 2));
+models::network::ClusterGraph four_servers() {
+  return models::network::build_cluster(test::server(8, 8), test::fabric(models::TopologyKind::rail_optimized, 4, 2));
 }
 
 Request request(Op op, Algo algo, GroupIndex group, std::uint64_t bytes, std::uint32_t seq = 0) {
@@ -102,7 +107,7 @@ std::vector<Step> everyone(const Group& g, const Request& r, SimTime at = SimTim
 class IrregularGroup : public ::testing::TestWithParam<models::NetworkMode> {};
 
 TEST_P(IrregularGroup, EveryOperationCompletesOnEveryMember) {
-  const partition::ClusterGraph g = four_servers();
+  const models::network::ClusterGraph g = four_servers();
   ScriptModel model(g, GetParam());
   const GroupIndex gi = model.groups().add({26, 0, 1, 2, 9, 10, 17, 25});  // 3, 2, 1 and 2 per server
   const Group& group = model.groups().group(gi);
@@ -124,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, IrregularGroup,
                          ::testing::Values(models::NetworkMode::packet, models::NetworkMode::analytical));
 
 TEST(CollectiveEngine, OverlappingGroupsRunAtOnce) {
-  const partition::ClusterGraph g = four_servers();
+  const models::network::ClusterGraph g = four_servers();
   ScriptModel model(g, models::NetworkMode::packet);
   const GroupIndex tp = model.groups().add({0, 1, 2, 3, 4, 5, 6, 7});
   const GroupIndex dp = model.groups().add({0, 8, 16, 24});
@@ -144,7 +149,7 @@ TEST(CollectiveEngine, OverlappingGroupsRunAtOnce) {
 }
 
 TEST(CollectiveEngine, LateMemberDelaysEveryone) {
-  const partition::ClusterGraph g = four_servers();
+  const models::network::ClusterGraph g = four_servers();
   ScriptModel model(g, models::NetworkMode::packet);
   const GroupIndex gi = model.groups().add({0, 8, 16, 24});
   std::vector<Step> steps = everyone(model.groups().group(gi), request(Op::all_reduce, Algo::ring, gi, 1 << 20));
@@ -158,7 +163,7 @@ TEST(CollectiveEngine, LateMemberDelaysEveryone) {
 }
 
 TEST(CollectiveEngine, ReceivePostedAfterTheDataArrivedCompletesAtOnce) {
-  const partition::ClusterGraph g = four_servers();
+  const models::network::ClusterGraph g = four_servers();
   ScriptModel model(g, models::NetworkMode::packet);
   const GroupIndex pp = model.groups().add({0, 8, 16, 24});
   Request send = request(Op::send, Algo::automatic, pp, 16 << 20, 7);
@@ -180,7 +185,7 @@ TEST(CollectiveEngine, ReceivePostedAfterTheDataArrivedCompletesAtOnce) {
 }
 
 TEST(CollectiveEngine, StartingOnANonMemberIsAnError) {
-  const partition::ClusterGraph g = four_servers();
+  const models::network::ClusterGraph g = four_servers();
   ScriptModel model(g, models::NetworkMode::packet);
   const GroupIndex gi = model.groups().add({0, 1});
   EXPECT_THROW(model.run({{5, SimTime::zero(), request(Op::all_reduce, Algo::ring, gi, 1024)}}), SimulationError);

@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "partition/cluster_faults.h"
-#include "partition/routing.h"
+#include "models/network/faults.h"
+#include "models/network/routing.h"
 #include "tests/unit/network/test_cluster.h"
 
 namespace pf {
@@ -32,7 +32,7 @@ models::TopologySpec fabric(Routing routing) {
 core::SimTime latest(const std::vector<core::SimTime>& t) { return *std::max_element(t.begin(), t.end()); }
 
 // Every GPU sends `bytes` to every GPU of the other servers at once.
-std::vector<test::Transfer> cross_leaf_all_to_all(const partition::ClusterGraph& g, std::uint64_t bytes) {
+std::vector<test::Transfer> cross_leaf_all_to_all(const models::network::ClusterGraph& g, std::uint64_t bytes) {
   std::vector<test::Transfer> out;
   for (int s = 0; s < g.gpu_count(); ++s)
     for (int d = 0; d < g.gpu_count(); ++d)
@@ -41,8 +41,8 @@ std::vector<test::Transfer> cross_leaf_all_to_all(const partition::ClusterGraph&
 }
 
 TEST(AdaptiveRouting, AnIdleTransferCostsLatencyPlusBytesOverBottleneck) {
-  const partition::ClusterGraph g = partition::build_cluster(test::server(4, 4), fabric(Routing::adaptive));
-  const partition::ClusterGraph ecmp = partition::build_cluster(test::server(4, 4), fabric(Routing::ecmp));
+  const models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), fabric(Routing::adaptive));
+  const models::network::ClusterGraph ecmp = models::network::build_cluster(test::server(4, 4), fabric(Routing::ecmp));
   for (std::uint64_t bytes : {std::uint64_t{1000}, std::uint64_t{1} << 20, std::uint64_t{37} << 20}) {
     test::TransferRig rig(g, test::net_config(NetworkMode::packet, 256 << 10));
     test::TransferRig reference(ecmp, test::net_config(NetworkMode::packet, 256 << 10));
@@ -55,7 +55,7 @@ TEST(AdaptiveRouting, CrossLeafAllToAllReachesTheNicBound) {
   const std::uint64_t bytes = 4 << 20;
   double efficiency[2] = {0, 0};
   for (Routing routing : {Routing::ecmp, Routing::adaptive}) {
-    const partition::ClusterGraph g = partition::build_cluster(test::server(4, 4), fabric(routing));
+    const models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), fabric(routing));
     test::TransferRig rig(g, test::net_config(NetworkMode::packet, 256 << 10));
     const std::vector<test::Transfer> t = cross_leaf_all_to_all(g, bytes);
     const double time = latest(rig.run(t)).seconds();
@@ -73,27 +73,27 @@ TEST(AdaptiveRouting, CrossLeafAllToAllReachesTheNicBound) {
 
 TEST(AdaptiveRouting, FailedLinksAreNeverChosen) {
   const models::TopologySpec t = fabric(Routing::adaptive);
-  partition::ClusterGraph g = partition::build_cluster(test::server(4, 4), t);
+  models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), t);
   models::FaultSpec f;
   f.target = models::FaultTarget::switch_vertex;
   f.src = "spine1";
   f.failed = true;
-  partition::apply_faults(g, {f}, t);
+  models::network::apply_faults(g, {f}, t);
   test::TransferRig rig(g, test::net_config(NetworkMode::packet, 256 << 10));
   rig.run(cross_leaf_all_to_all(g, 1 << 20));
-  const partition::VertexId spine = partition::vertex_by_name(g, "spine1");
+  const models::network::VertexId spine = models::network::vertex_by_name(g, "spine1");
   std::uint64_t carried = 0;
-  for (partition::LinkId l = 0; l < g.link_count(); ++l) {
+  for (models::network::LinkId l = 0; l < g.link_count(); ++l) {
     if (g.link(l).src == spine || g.link(l).dst == spine) {
       EXPECT_EQ(rig.network().counters(l).bytes, 0u) << l;
     }
-    if (g.link(l).cls == partition::LinkClass::leaf_to_spine) carried += rig.network().counters(l).bytes;
+    if (g.link(l).cls == models::network::LinkClass::leaf_to_spine) carried += rig.network().counters(l).bytes;
   }
   EXPECT_GT(carried, 0u);
 }
 
 TEST(AdaptiveRouting, ChunksOfEveryMessageReassembleOnce) {
-  const partition::ClusterGraph g = partition::build_cluster(test::server(4, 4), fabric(Routing::adaptive));
+  const models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), fabric(Routing::adaptive));
   test::TransferRig rig(g, test::net_config(NetworkMode::packet, 64 << 10));
   const std::vector<test::Transfer> t = cross_leaf_all_to_all(g, (3 << 20) + 12345);
   const std::vector<core::SimTime> done = rig.run(t);

@@ -2,7 +2,7 @@
 // cost exactly (cut-through chunks), and agree with the analytical mode.
 #include <gtest/gtest.h>
 
-#include "partition/routing.h"
+#include "models/network/routing.h"
 #include "tests/unit/network/test_cluster.h"
 
 namespace pf {
@@ -17,20 +17,20 @@ std::string mode_name(const ::testing::TestParamInfo<NetworkMode>& p) {
 
 // 4 rail-optimised servers of 8 GPUs, two per leaf group: NVLink, same-leaf,
 // cross-rail and cross-group paths all exist.
-partition::ClusterGraph rails() {
-  return partition::build_cluster(test::server(8, 8), test::fabric(models::TopologyKind::rail_optimized, 4, 2));
+models::network::ClusterGraph rails() {
+  return models::network::build_cluster(test::server(8, 8), test::fabric(models::TopologyKind::rail_optimized, 4, 2));
 }
 
-core::SimTime alpha_beta(const partition::ClusterGraph& g, const Transfer& t, std::uint32_t flow) {
-  partition::Path path;
-  partition::route(g, t.src, t.dst, flow, path);
-  return partition::transfer_time(partition::path_stats(g, path), static_cast<double>(t.bytes));
+core::SimTime alpha_beta(const models::network::ClusterGraph& g, const Transfer& t, std::uint32_t flow) {
+  models::network::Path path;
+  models::network::route(g, t.src, t.dst, flow, path);
+  return models::network::transfer_time(models::network::path_stats(g, path), static_cast<double>(t.bytes));
 }
 
 class IdleTransfer : public ::testing::TestWithParam<NetworkMode> {};
 
 TEST_P(IdleTransfer, CostsLatencyPlusBytesOverBottleneck) {
-  const partition::ClusterGraph g = rails();
+  const models::network::ClusterGraph g = rails();
   // NVLink, same leaf (rail 0), cross-rail (via a spine), other leaf group.
   const std::vector<Transfer> paths{{0, 1, 48 << 20}, {0, 8, 48 << 20}, {0, 9, 48 << 20}, {0, 16, 48 << 20}};
   for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -43,7 +43,7 @@ TEST_P(IdleTransfer, CostsLatencyPlusBytesOverBottleneck) {
 }
 
 TEST_P(IdleTransfer, TimeGrowsLinearlyInBytes) {
-  const partition::ClusterGraph g = rails();
+  const models::network::ClusterGraph g = rails();
   test::TransferRig rig(g, test::net_config(GetParam()));
   const core::SimTime latency = rig.run({{0, 16, 0}})[0];
   const double t1 = static_cast<double>((rig.run({{0, 16, 32 << 20}})[0] - latency).ps);
@@ -56,7 +56,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, IdleTransfer, ::testing::Values(NetworkMode::pac
                          mode_name);
 
 TEST(CutThrough, ChunkSizeDoesNotChangeAnIdleTransfer) {
-  const partition::ClusterGraph g = rails();
+  const models::network::ClusterGraph g = rails();
   test::TransferRig small(g, test::net_config(NetworkMode::packet, 64 << 10));
   test::TransferRig large(g, test::net_config(NetworkMode::packet, 8 << 20));
   const Transfer t{0, 17, 64 << 20};  // cross-group, cross-rail: 6 hops
@@ -67,22 +67,22 @@ TEST(CutThrough, ChunkSizeDoesNotChangeAnIdleTransfer) {
 }
 
 TEST(CutThrough, EmptyMessagePaysTheLatency) {
-  const partition::ClusterGraph g = rails();
+  const models::network::ClusterGraph g = rails();
   test::TransferRig rig(g, test::net_config(NetworkMode::packet));
   EXPECT_EQ(rig.run({{0, 16, 0}})[0], alpha_beta(g, {0, 16, 0}, 0));
 }
 
 TEST(LinkCounters, EveryLinkOnThePathCarriesTheMessage) {
-  const partition::ClusterGraph g = rails();
+  const models::network::ClusterGraph g = rails();
   test::TransferRig rig(g, test::net_config(NetworkMode::packet));
   const Transfer t{0, 16, 10 << 20};
   rig.run({t});
-  partition::Path path;
-  partition::route(g, t.src, t.dst, 0, path);
+  models::network::Path path;
+  models::network::route(g, t.src, t.dst, 0, path);
   std::uint64_t total = 0;
-  for (partition::LinkId l = 0; l < g.link_count(); ++l) total += rig.network().counters(l).bytes;
+  for (models::network::LinkId l = 0; l < g.link_count(); ++l) total += rig.network().counters(l).bytes;
   EXPECT_EQ(total, t.bytes * static_cast<std::uint64_t>(path.hops));
-  for (partition::LinkId l : path.view()) {
+  for (models::network::LinkId l : path.view()) {
     const models::network::LinkCounters& c = rig.network().counters(l);
     EXPECT_EQ(c.bytes, t.bytes);
     EXPECT_EQ(c.chunks, 10u);

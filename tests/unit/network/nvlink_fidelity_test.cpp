@@ -20,8 +20,8 @@ struct Outcome {
 };
 
 Outcome run(const std::vector<Transfer>& pattern, NvlinkFidelity nv) {
-  const partition::ClusterGraph g =
-      partition::build_cluster(test::server(8, 8), test::fabric(models::TopologyKind::single_switch, 1));
+  const models::network::ClusterGraph g =
+      models::network::build_cluster(test::server(8, 8), test::fabric(models::TopologyKind::single_switch, 1));
   test::TransferRig rig(g, test::net_config(NetworkMode::packet, 256 << 10, nv));
   const double t = static_cast<double>(latest(rig.run(pattern)).ps);
   return {t, rig.events()};

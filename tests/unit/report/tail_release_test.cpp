@@ -69,7 +69,7 @@ TEST(TailRelease, LargeLocalTimelineIsNotDuplicated) {
   node.nvlink_bandwidth_gbps = 300;
   node.nic_bandwidth_gbps = 200;
   node.pcie_bandwidth_gbps = 32;
-  const auto graph = partition::build_cluster(node, models::TopologySpec{});
+  const auto graph = models::network::build_cluster(node, models::TopologySpec{});
 
   const std::int64_t before = rss_bytes();
   if (!reset_peak_rss()) GTEST_SKIP() << "/proc/self/clear_refs is not writable here";

@@ -28,7 +28,7 @@ models::ParallelismSpec par222() {
 }
 
 // Two 4-GPU servers on one switch: 8 GPUs, as many as tp 2 x pp 2 x dp 2.
-partition::ClusterGraph small_graph() {
+models::network::ClusterGraph small_graph() {
   models::NodeSpec node;
   node.gpus_per_node = 4;
   node.nics_per_node = 4;
@@ -39,7 +39,7 @@ partition::ClusterGraph small_graph() {
   node.pcie_bandwidth_gbps = 32;
   models::TopologySpec topo;
   topo.nodes = 2;
-  return partition::build_cluster(node, topo);
+  return models::network::build_cluster(node, topo);
 }
 
 ExecutedOp op(std::uint32_t gpu, std::int64_t start_ps, std::int64_t end_ps, std::uint32_t group = 0) {
@@ -120,7 +120,7 @@ TEST(TimelineExport, RowsCarryEveryFieldConverted) {
 
   ASSERT_EQ(rows.links.size(), 2u);
   for (const auto& row : rows.links) {
-    const auto& link = graph.link(static_cast<partition::LinkId>(row.link));
+    const auto& link = graph.link(static_cast<models::network::LinkId>(row.link));
     EXPECT_EQ(row.src, static_cast<std::uint32_t>(link.src));
     EXPECT_EQ(row.dst, static_cast<std::uint32_t>(link.dst));
     EXPECT_EQ(row.link_class, static_cast<std::uint8_t>(link.cls));
@@ -153,7 +153,7 @@ TEST(TimelineExport, InconsistentInputIsAnError) {
 TEST(TimelineExport, ContentTablesAndMeta) {
   const auto graph = small_graph();
   const models::workload::RankLayout layout(par222());
-  const auto mapping = partition::partition(graph, 2, partition::Strategy::block);
+  const auto mapping = models::network::partition_cluster(graph, 2, partition::Strategy::block);
   const auto e = test::sample_experiment();
   const auto report = report_json(test::sample_run(), e, "0.1.0", "feed");
   const timeline::GpuSelection selection(std::vector<bool>(8, true), "all");
@@ -165,7 +165,7 @@ TEST(TimelineExport, ContentTablesAndMeta) {
   EXPECT_EQ(c.kinds[static_cast<std::size_t>(OpKind::pp_recv)], "pp_recv");
   EXPECT_EQ(c.groups, group_table(layout));
   ASSERT_EQ(c.link_classes.size(), 10u);
-  EXPECT_EQ(c.link_classes[static_cast<std::size_t>(partition::LinkClass::nic_to_leaf)], "nic_to_leaf");
+  EXPECT_EQ(c.link_classes[static_cast<std::size_t>(models::network::LinkClass::nic_to_leaf)], "nic_to_leaf");
   ASSERT_EQ(c.vertices.size(), static_cast<std::size_t>(graph.vertex_count()));
   EXPECT_EQ(c.vertices[0], "gpu0");
   EXPECT_EQ(c.vertices[7], "gpu7");

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "partition/routing.h"
-#include "tests/unit/partition/shapes.h"
+#include "models/network/routing.h"
+#include "tests/unit/network/shapes.h"
 
 namespace pf::models {
 // gtest prints parameters in test names; without this a kind shows as raw bytes.
 inline void PrintTo(TopologyKind kind, std::ostream* os) { *os << static_cast<int>(kind); }
 }  // namespace pf::models
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 using models::TopologyKind;
@@ -229,4 +229,4 @@ TEST(PartitionRouting, PathStatsMatchClosedForms) {
 }
 
 }  // namespace
-}  // namespace pf::partition
+}  // namespace pf::models::network

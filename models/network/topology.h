@@ -32,55 +32,11 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include "core/sim_time.h"
-#include "partition/cluster_shape.h"
+#include "models/network/link.h"
+#include "models/network/topology_shape.h"
+#include "models/network/vertex.h"
 
-namespace pf::partition {
-
-using VertexId = std::int32_t;
-using LinkId = std::int32_t;
-inline constexpr LinkId kNoLink = -1;
-
-enum class VertexKind : std::uint8_t { gpu, nvswitch, nic, leaf, spine, core };
-inline constexpr int kVertexKinds = 6;
-
-enum class LinkClass : std::uint8_t {
-  gpu_to_nvswitch,
-  nvswitch_to_gpu,
-  gpu_to_nic,      // PCIe / NIC attach
-  nic_to_gpu,
-  nic_to_leaf,
-  leaf_to_nic,
-  leaf_to_spine,
-  spine_to_leaf,
-  spine_to_core,
-  core_to_spine,
-};
-
-const char* to_string(VertexKind kind);
-const char* to_string(LinkClass cls);
-bool is_switch(VertexKind kind);
-// Links inside one server: never cut by a partition.
-constexpr bool is_intra_node(LinkClass cls) { return cls <= LinkClass::nic_to_gpu; }
-// Links from a switch towards the servers (leaf->NIC, spine->leaf, core->spine).
-constexpr bool is_downlink(LinkClass cls) {
-  return cls == LinkClass::leaf_to_nic || cls == LinkClass::spine_to_leaf || cls == LinkClass::core_to_spine;
-}
-
-struct Vertex {
-  VertexKind kind = VertexKind::gpu;
-  std::int32_t index = 0;  // position among vertices of its kind (a GPU's global index, a leaf's number)
-  std::int32_t node = -1;  // server, -1 for network switches
-  std::int32_t pod = -1;   // pod of a server, leaf or spine; -1 for core switches
-};
-
-struct Link {
-  VertexId src = 0;
-  VertexId dst = 0;
-  double bandwidth_Bps = 0;  // bytes per second, this direction
-  core::SimTime latency;
-  LinkClass cls = LinkClass::gpu_to_nvswitch;
-  bool failed = false;       // a fault took it down: routes avoid it (cluster_faults.h)
-};
+namespace pf::models::network {
 
 class ClusterGraph {
  public:
@@ -138,7 +94,7 @@ class ClusterGraph {
   LinkId spine_core_link(int spine, int c) const { return spine_core_base_ + 2 * (spine * shape_.spine_uplinks + c); }
   static constexpr LinkId reverse(LinkId l) { return l ^ 1; }
 
-  // Faults (cluster_faults.h) change links after construction; both views
+  // Faults (faults.h) change links after construction; both views
   // change together.
   void set_link_figures(LinkId l, double bandwidth_Bps, core::SimTime latency);
   void fail_link(LinkId l);
@@ -173,4 +129,4 @@ class ClusterGraph {
 // Derives the shape (validating the inputs) and builds the graph.
 ClusterGraph build_cluster(const models::NodeSpec& node, const models::TopologySpec& topo);
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -7,11 +7,16 @@
 #include <vector>
 
 #include "core/error.h"
-#include "partition/partition.h"
-#include "tests/unit/partition/shapes.h"
+#include "models/network/lp_partition.h"
+#include "tests/unit/network/shapes.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
+
+using partition::RankMapping;
+using partition::Strategy;
+using partition::ChannelLookahead;
+using partition::summarize;
 
 using models::TopologyKind;
 using test::node;
@@ -34,7 +39,7 @@ TEST(PartitionStrategy, NeverCutsInsideAServer) {
   const ClusterGraph g = test_cluster();
   for (Strategy s : kStrategies) {
     for (int ranks : {1, 2, 3, 4, 7, 16}) {
-      const RankMapping m = partition(g, ranks, s);
+      const RankMapping m = partition_cluster(g, ranks, s);
       for (const Link& l : g.links()) {
         if (is_intra_node(l.cls)) {
           ASSERT_EQ(m.rank_of(l.src), m.rank_of(l.dst)) << to_string(s) << " " << ranks;
@@ -56,7 +61,7 @@ TEST(PartitionStrategy, LookaheadIsTheShortestCutLink) {
   EXPECT_EQ(floor, core::SimTime::from_us(0.5 + 0.6));  // leaf->NIC: cable + switch
   for (Strategy s : kStrategies) {
     for (int ranks : {2, 4, 5}) {
-      const RankMapping m = partition(g, ranks, s);
+      const RankMapping m = partition_cluster(g, ranks, s);
       core::SimTime expect = core::SimTime::infinity();
       for (const Link& l : g.links()) {
         if (m.rank_of(l.src) != m.rank_of(l.dst)) expect = std::min(expect, l.latency);
@@ -65,7 +70,7 @@ TEST(PartitionStrategy, LookaheadIsTheShortestCutLink) {
       EXPECT_GE(m.report.lookahead, floor);
       EXPECT_FALSE(m.report.lookahead.is_infinite());
     }
-    const RankMapping one = partition(g, 1, s);
+    const RankMapping one = partition_cluster(g, 1, s);
     EXPECT_TRUE(one.report.lookahead.is_infinite());
     EXPECT_EQ(one.report.cut_links, 0);
     EXPECT_TRUE(one.report.channels.empty());
@@ -76,8 +81,8 @@ TEST(PartitionStrategy, AssignsEveryVertexDeterministically) {
   const ClusterGraph g = test_cluster();
   for (Strategy s : kStrategies) {
     for (int ranks : {1, 2, 4, 6, 64, 1000}) {  // 1000 > the 24 + 124 super-vertices
-      const RankMapping a = partition(g, ranks, s);
-      const RankMapping b = partition(g, ranks, s);
+      const RankMapping a = partition_cluster(g, ranks, s);
+      const RankMapping b = partition_cluster(g, ranks, s);
       ASSERT_EQ(a.vertex_rank.size(), static_cast<std::size_t>(g.vertex_count()));
       for (int r : a.vertex_rank) {
         ASSERT_GE(r, 0);
@@ -90,8 +95,8 @@ TEST(PartitionStrategy, AssignsEveryVertexDeterministically) {
 
 TEST(PartitionStrategy, BlockIsContiguousAndRoundRobinCycles) {
   const ClusterGraph g = test_cluster();
-  const RankMapping block = partition(g, 5, Strategy::block);
-  const RankMapping rr = partition(g, 5, Strategy::round_robin);
+  const RankMapping block = partition_cluster(g, 5, Strategy::block);
+  const RankMapping rr = partition_cluster(g, 5, Strategy::round_robin);
   std::vector<int> per_rank(5, 0);
   for (int n = 0; n < 24; ++n) {
     const VertexId first_gpu = n * 8;
@@ -108,7 +113,7 @@ TEST(PartitionStrategy, BlockIsContiguousAndRoundRobinCycles) {
 TEST(PartitionStrategy, BlockKeepsLeavesWithTheirServers) {
   // Fat tree, 4 servers per leaf, 16 servers on 4 ranks: each block is one leaf group.
   const ClusterGraph g = build_cluster(node(8, 8), topo(TopologyKind::fat_tree, 16, 4));
-  const RankMapping m = partition(g, 4, Strategy::block);
+  const RankMapping m = partition_cluster(g, 4, Strategy::block);
   for (int leaf = 0; leaf < 4; ++leaf) EXPECT_EQ(m.rank_of(g.vertex_of(VertexKind::leaf, leaf)), leaf);
   // Spines are all tied (one leaf per rank): they rotate over the ranks.
   std::vector<int> spines_per_rank(4, 0);
@@ -134,8 +139,8 @@ TEST(PartitionStrategy, MetisBeatsRoundRobinOnClusteredTraffic) {
     }
   }
   for (int ranks : {2, 4, 8}) {
-    const RankMapping metis = partition(g, ranks, Strategy::metis, traffic);
-    const RankMapping rr = partition(g, ranks, Strategy::round_robin, traffic);
+    const RankMapping metis = partition_cluster(g, ranks, Strategy::metis, traffic);
+    const RankMapping rr = partition_cluster(g, ranks, Strategy::round_robin, traffic);
     EXPECT_LE(metis.report.cut_links, rr.report.cut_links) << ranks << " ranks";
     EXPECT_LT(metis.report.cut_weight, rr.report.cut_weight) << ranks << " ranks";
     EXPECT_LT(metis.report.imbalance, 1.3);
@@ -145,7 +150,7 @@ TEST(PartitionStrategy, MetisBeatsRoundRobinOnClusteredTraffic) {
 TEST(PartitionStrategy, ReportFiguresRecomputed) {
   const ClusterGraph g = test_cluster();
   for (Strategy s : kStrategies) {
-    const RankMapping m = partition(g, 4, s);
+    const RankMapping m = partition_cluster(g, 4, s);
     const std::vector<double> events = default_vertex_events(g);
     std::vector<double> load(4, 0.0);
     for (VertexId v = 0; v < g.vertex_count(); ++v) {
@@ -178,14 +183,14 @@ TEST(PartitionStrategy, CallerEventWeightsDriveBalance) {
   const ClusterGraph g = test_cluster();
   std::vector<double> events(static_cast<std::size_t>(g.vertex_count()), 0.0);
   for (int gpu = 0; gpu < g.gpu_count(); ++gpu) events[static_cast<std::size_t>(gpu)] = 1.0;
-  const RankMapping m = partition(g, 4, Strategy::metis, {}, events);
+  const RankMapping m = partition_cluster(g, 4, Strategy::metis, {}, events);
   double total = 0;
   for (double x : m.report.rank_load) total += x;
   EXPECT_DOUBLE_EQ(total, g.gpu_count());
   EXPECT_LE(m.report.imbalance, 1.34);  // 24 servers on 4 ranks: within 2 servers of 6
-  EXPECT_THROW(partition(g, 4, Strategy::metis, {}, std::vector<double>(3, 1.0)), SimulationError);
-  EXPECT_THROW(partition(g, 0, Strategy::block), SimulationError);
+  EXPECT_THROW(partition_cluster(g, 4, Strategy::metis, {}, std::vector<double>(3, 1.0)), SimulationError);
+  EXPECT_THROW(partition_cluster(g, 0, Strategy::block), SimulationError);
 }
 
 }  // namespace
-}  // namespace pf::partition
+}  // namespace pf::models::network

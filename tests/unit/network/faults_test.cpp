@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/error.h"
-#include "partition/cluster_faults.h"
-#include "partition/routing.h"
-#include "tests/unit/partition/shapes.h"
+#include "models/network/faults.h"
+#include "models/network/routing.h"
+#include "tests/unit/network/shapes.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 using models::FaultSpec;
@@ -205,4 +205,4 @@ TEST(ClusterFaults, ADisconnectedFabricOrAnUnknownNameIsRefused) {
 }
 
 }  // namespace
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "core/error.h"
-#include "partition/cluster_graph.h"
-#include "tests/unit/partition/shapes.h"
+#include "models/network/topology.h"
+#include "tests/unit/network/shapes.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 using models::TopologyKind;
@@ -243,4 +243,4 @@ TEST(PartitionClusterGraph, RejectsBadInput) {
 }
 
 }  // namespace
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -1,38 +1,6 @@
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
-namespace pf::partition {
-
-const char* to_string(VertexKind kind) {
-  switch (kind) {
-    case VertexKind::gpu: return "gpu";
-    case VertexKind::nvswitch: return "nvswitch";
-    case VertexKind::nic: return "nic";
-    case VertexKind::leaf: return "leaf";
-    case VertexKind::spine: return "spine";
-    case VertexKind::core: return "core";
-  }
-  return "?";
-}
-
-const char* to_string(LinkClass cls) {
-  switch (cls) {
-    case LinkClass::gpu_to_nvswitch: return "gpu_to_nvswitch";
-    case LinkClass::nvswitch_to_gpu: return "nvswitch_to_gpu";
-    case LinkClass::gpu_to_nic: return "gpu_to_nic";
-    case LinkClass::nic_to_gpu: return "nic_to_gpu";
-    case LinkClass::nic_to_leaf: return "nic_to_leaf";
-    case LinkClass::leaf_to_nic: return "leaf_to_nic";
-    case LinkClass::leaf_to_spine: return "leaf_to_spine";
-    case LinkClass::spine_to_leaf: return "spine_to_leaf";
-    case LinkClass::spine_to_core: return "spine_to_core";
-    case LinkClass::core_to_spine: return "core_to_spine";
-  }
-  return "?";
-}
-
-bool is_switch(VertexKind kind) {
-  return kind == VertexKind::leaf || kind == VertexKind::spine || kind == VertexKind::core;
-}
+namespace pf::models::network {
 
 LinkId ClusterGraph::find_link(VertexId src, VertexId dst) const {
   if (src < 0 || src >= vertex_count() || dst < 0 || dst >= vertex_count()) return kNoLink;
@@ -71,4 +39,4 @@ std::size_t ClusterGraph::memory_bytes() const {
          out_offset_.capacity() * sizeof(std::int32_t) + out_links_.capacity() * sizeof(LinkId);
 }
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

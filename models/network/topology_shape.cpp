@@ -1,4 +1,4 @@
-#include "partition/cluster_shape.h"
+#include "models/network/topology_shape.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 template <class T>
@@ -115,4 +115,4 @@ ClusterShape make_shape(const models::NodeSpec& node, const models::TopologySpec
   return s;
 }
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -1,14 +1,14 @@
 // Builds the vertices and cables of a ClusterGraph from its shape. Ids are laid
-// out in blocks (see cluster_graph.h) so that every structural lookup is
+// out in blocks (see topology.h) so that every structural lookup is
 // arithmetic; this file is the one place that has to agree with those formulas.
 #include <cstdint>
 #include <limits>
 #include <string>
 
 #include "core/error.h"
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 std::int64_t cable_count(const ClusterShape& s) {
@@ -124,4 +124,4 @@ ClusterGraph build_cluster(const models::NodeSpec& node, const models::TopologyS
   return ClusterGraph(make_shape(node, topo));
 }
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

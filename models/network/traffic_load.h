@@ -5,9 +5,9 @@
 #include <span>
 #include <vector>
 
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 
 // One entry of a traffic matrix: bytes sent from src_gpu to dst_gpu per
 // iteration (or any consistent unit). Entries may repeat; they add up.
@@ -23,4 +23,4 @@ struct GpuTraffic {
 // for a GPU index out of range or negative bytes.
 std::vector<double> link_loads(const ClusterGraph& g, std::span<const GpuTraffic> traffic);
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -7,12 +7,15 @@
 #include <chrono>
 #include <cstdio>
 
-#include "partition/partition.h"
-#include "partition/routing.h"
-#include "tests/unit/partition/shapes.h"
+#include "models/network/lp_partition.h"
+#include "models/network/routing.h"
+#include "tests/unit/network/shapes.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
+
+using partition::RankMapping;
+using partition::Strategy;
 
 using models::TopologyKind;
 using test::node;
@@ -52,7 +55,7 @@ void build_and_print(const char* label, const models::TopologySpec& t, int expec
 
   for (int ranks : {16, 64}) {
     const auto p0 = std::chrono::steady_clock::now();
-    const RankMapping m = partition(g, ranks, Strategy::metis);
+    const RankMapping m = partition_cluster(g, ranks, Strategy::metis);
     std::printf("[figures] %-28s metis on %d ranks: %.3f s, %s\n", label, ranks, seconds_since(p0),
                 summarize(m.report).c_str());
   }
@@ -77,7 +80,7 @@ TEST(PartitionScale, StrategiesOnSpecExample) {
   const ClusterGraph g = build_cluster(node(8, 8), topo(TopologyKind::rail_optimized, 128, 16));
   for (int ranks : {2, 4}) {
     for (Strategy s : {Strategy::block, Strategy::round_robin, Strategy::metis}) {
-      const RankMapping m = partition(g, ranks, s);
+      const RankMapping m = partition_cluster(g, ranks, s);
       std::printf("[figures] 128-server rail_optimized, %-11s %s\n", to_string(s), summarize(m.report).c_str());
       EXPECT_GT(m.report.cut_links, 0);
       EXPECT_GE(m.report.imbalance, 1.0);
@@ -86,4 +89,4 @@ TEST(PartitionScale, StrategiesOnSpecExample) {
 }
 
 }  // namespace
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -24,7 +24,7 @@
 #include "models/spec/hardware_spec.h"
 #include "models/spec/topology_spec.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 
 struct ClusterShape {
   models::TopologyKind kind = models::TopologyKind::single_switch;
@@ -69,4 +69,4 @@ struct ClusterShape {
 // derives every count and per-link figure above.
 ClusterShape make_shape(const models::NodeSpec& node, const models::TopologySpec& topo);
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "models/spec/experiment_spec.h"
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 
 // What one fault touched, in the order of the experiment's faults.
 struct FaultReach {
@@ -47,4 +47,4 @@ VertexId vertex_by_name(const ClusterGraph& g, const std::string& name);
 // "leaf3", as /vertices prints it.
 std::string vertex_name(const ClusterGraph& g, VertexId v);
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -1,4 +1,4 @@
-#include "partition/cluster_faults.h"
+#include "models/network/faults.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,7 +11,7 @@
 
 #include "core/mix64.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 using models::FaultSpec;
@@ -240,4 +240,4 @@ ClusterGraph build_experiment_cluster(const models::ExperimentSpec& e) {
   return g;
 }
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

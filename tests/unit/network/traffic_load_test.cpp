@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "core/error.h"
-#include "partition/routing.h"
-#include "partition/traffic_load.h"
-#include "tests/unit/partition/shapes.h"
+#include "models/network/routing.h"
+#include "models/network/traffic_load.h"
+#include "tests/unit/network/shapes.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 using models::TopologyKind;
@@ -67,4 +67,4 @@ TEST(PartitionTrafficLoad, RejectsUnknownGpus) {
 }
 
 }  // namespace
-}  // namespace pf::partition
+}  // namespace pf::models::network

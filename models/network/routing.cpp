@@ -1,11 +1,11 @@
-#include "partition/routing.h"
+#include "models/network/routing.h"
 
 #include <algorithm>
 #include <limits>
 
 #include "core/mix64.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 // Maps 32 random bits onto [0, n) without the bias of a modulo (Lemire).
@@ -159,4 +159,4 @@ core::SimTime transfer_time(const PathStats& stats, double bytes) {
   return stats.latency + core::SimTime::from_seconds(bytes / stats.bottleneck_Bps);
 }
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -1,11 +1,11 @@
-#include "partition/traffic_load.h"
+#include "models/network/traffic_load.h"
 
 #include <string>
 
 #include "core/error.h"
-#include "partition/routing.h"
+#include "models/network/routing.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 namespace {
 
 void check(const ClusterGraph& g, const GpuTraffic& t) {
@@ -92,4 +92,4 @@ std::vector<double> link_loads(const ClusterGraph& g, std::span<const GpuTraffic
   return load;
 }
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

@@ -5,7 +5,7 @@
 // climbing only as high as the two GPUs' first common ancestor tier (4, 6 or 8
 // hops). The only choices are which spine (one per leaf uplink) and which core
 // (one per spine uplink); a path keeps spine index k from source to destination
-// pod, the k-ary fat-tree wiring that cluster_shape.h describes.
+// pod, the k-ary fat-tree wiring that topology_shape.h describes.
 //
 // ECMP picks them from a hash of (src GPU, dst GPU, flow id) alone, so the path
 // of a flow never depends on how many MPI ranks simulate the cluster.
@@ -14,7 +14,7 @@
 // leaf selects the spine, so distinct destinations under a leaf spread over
 // distinct spines.
 //
-// Failed links (cluster_faults.h): ECMP hashes over the surviving branches
+// Failed links (faults.h): ECMP hashes over the surviving branches
 // only (a flow whose branch survives keeps it); single_path moves to the next
 // surviving branch. The fabric is checked to be connected when the faults
 // are applied, so every pair of GPUs keeps at least one path.
@@ -26,9 +26,9 @@
 #include <type_traits>
 
 #include "core/sim_time.h"
-#include "partition/cluster_graph.h"
+#include "models/network/topology.h"
 
-namespace pf::partition {
+namespace pf::models::network {
 
 inline constexpr int kMaxHops = 8;
 
@@ -60,7 +60,7 @@ int equal_cost_paths(const ClusterGraph& g, int src_gpu, int dst_gpu);
 // The branch the topology's routing mode picks for this flow.
 UplinkChoice choose_uplinks(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t flow);
 
-// With failed links (cluster_faults.h): whether the branch from leaf sl to
+// With failed links (faults.h): whether the branch from leaf sl to
 // leaf dl has its links above the leaves up (spine, and core across pods).
 bool branch_up(const ClusterGraph& g, int sl, int dl, UplinkChoice c);
 
@@ -87,4 +87,4 @@ PathStats path_stats(const ClusterGraph& g, const Path& path);
 // latency + bytes / bottleneck: an uncongested transfer over the path.
 core::SimTime transfer_time(const PathStats& stats, double bytes);
 
-}  // namespace pf::partition
+}  // namespace pf::models::network

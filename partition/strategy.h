@@ -1,0 +1,10 @@
+// The ways the partitioner spreads LPs over MPI ranks (partition.h).
+#pragma once
+
+namespace pf::partition {
+
+enum class Strategy { metis, block, round_robin };
+
+const char* to_string(Strategy strategy);
+
+}  // namespace pf::partition
