@@ -30,10 +30,16 @@ class Communicator {
 
   static Communicator world();
   static Communicator self();  // a one-rank communicator: a sequential reference run inside an MPI job
+  // One rank and no MPI at all: usable without MPI_Init (an engine on it runs
+  // the sequential loop; every collective returns this rank's value), so a
+  // model's unit tests need no MPI session.
+  static Communicator local();
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  const Handle& handle() const { return *handle_; }
+  bool is_local() const { return handle_ == nullptr; }
+  // Throws pf::SimulationError for a local() communicator, which has none.
+  const Handle& handle() const;
 
   std::uint64_t sum(std::uint64_t value) const;
   std::int64_t min(std::int64_t value) const;

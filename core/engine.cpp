@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/mpi_handle.h"
 #include "core/sync_state.h"
 
 namespace pf::core {
@@ -62,7 +63,8 @@ Engine::Engine(Communicator comm, std::vector<int> lp_rank, EngineConfig config)
   sync_.reset(new SyncState);
   // A private communicator: messages an engine leaves unreceived when it stops
   // on an error can never be mistaken for another engine's.
-  MPI_Comm_dup(comm_.handle().comm, &sync_->comm);
+  // (None for a local communicator: one rank, no MPI; run() never synchronises.)
+  if (!comm_.is_local()) check_mpi(MPI_Comm_dup(comm_.handle().comm, &sync_->comm), "MPI_Comm_dup");
   sync_->lookahead_to.resize(static_cast<std::size_t>(comm_.size()));
   for (int r = 0; r < comm_.size(); ++r) {
     SimTime l = channel_lookahead(rank_, r);

@@ -53,7 +53,9 @@ constexpr EventKind hash_kind(std::string_view s) {
 // Kinds below this are left to the engine's own control records.
 inline constexpr EventKind kFirstModelKind = 0x0100;
 
-constexpr EventKind model_kind(EventKind h) { return h < kFirstModelKind ? static_cast<EventKind>(h + kFirstModelKind) : h; }
+constexpr EventKind model_kind(EventKind h) {
+  return h < kFirstModelKind ? static_cast<EventKind>(h + kFirstModelKind) : h;
+}
 
 template <EventKind... Ks>
 constexpr bool all_distinct() {

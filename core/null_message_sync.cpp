@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/mpi_handle.h"
 #include "core/sync_state.h"
 
 namespace pf::core {
@@ -42,7 +43,7 @@ static void post(Engine::SyncState& s, std::vector<Event>& box, int to, SimTime 
   InFlight* slot = nullptr;
   for (auto& flight : flights) {
     int done = 1;
-    if (flight.request != MPI_REQUEST_NULL) MPI_Test(&flight.request, &done, MPI_STATUS_IGNORE);
+    if (flight.request != MPI_REQUEST_NULL) check_mpi(MPI_Test(&flight.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) {
       slot = &flight;
       break;
@@ -53,8 +54,9 @@ static void post(Engine::SyncState& s, std::vector<Event>& box, int to, SimTime 
   box[0].kind = flags;
   slot->buffer.swap(box);
   box.resize(1);
-  MPI_Isend(slot->buffer.data(), static_cast<int>(slot->buffer.size() * sizeof(Event)), MPI_BYTE, to, kEventTag,
-            s.comm, &slot->request);
+  check_mpi(MPI_Isend(slot->buffer.data(), static_cast<int>(slot->buffer.size() * sizeof(Event)), MPI_BYTE, to,
+                      kEventTag, s.comm, &slot->request),
+            "MPI_Isend");
 }
 
 void Engine::start_null_message(bool model_reports_finished) {
@@ -68,7 +70,8 @@ void Engine::start_null_message(bool model_reports_finished) {
   s.in_flight.resize(ranks_n);
   s.final_from.assign(ranks_n, false);
   s.reports_finished = model_reports_finished;
-  if (model_reports_finished && config_.end.is_infinite()) MPI_Comm_dup(s.comm, &s.quiet_comm);
+  if (model_reports_finished && config_.end.is_infinite())
+    check_mpi(MPI_Comm_dup(s.comm, &s.quiet_comm), "MPI_Comm_dup");
   s.min_lp_lookahead = config_.lookahead;
   if (!config_.lp_lookahead.empty())
     s.min_lp_lookahead = *std::min_element(config_.lp_lookahead.begin(), config_.lp_lookahead.end());
@@ -78,17 +81,17 @@ void Engine::complete_finish_barrier() {
   SyncState& s = *sync_;
   if (!s.reports_finished) return;
   if (!s.finish_posted) {
-    MPI_Ibarrier(s.comm, &s.finish_barrier);
+    check_mpi(MPI_Ibarrier(s.comm, &s.finish_barrier), "MPI_Ibarrier");
     s.finish_posted = true;
   }
-  MPI_Wait(&s.finish_barrier, MPI_STATUS_IGNORE);
+  check_mpi(MPI_Wait(&s.finish_barrier, MPI_STATUS_IGNORE), "MPI_Wait");
 }
 
 SimTime Engine::next_null_message_bound(bool finished) {
   SyncState& s = *sync_;
   const auto ranks_n = static_cast<std::size_t>(ranks());
   if (finished && !s.finish_posted && !stop_) {
-    MPI_Ibarrier(s.comm, &s.finish_barrier);
+    check_mpi(MPI_Ibarrier(s.comm, &s.finish_barrier), "MPI_Ibarrier");
     s.finish_posted = true;
   }
 
@@ -96,10 +99,11 @@ SimTime Engine::next_null_message_bound(bool finished) {
   auto receive = [&](int source) {
     MPI_Status status;
     int bytes = 0;
-    MPI_Probe(source, kEventTag, s.comm, &status);
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    check_mpi(MPI_Probe(source, kEventTag, s.comm, &status), "MPI_Probe");
+    check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
     s.recv_buffer.resize(static_cast<std::size_t>(bytes) / sizeof(Event));
-    MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kEventTag, s.comm, MPI_STATUS_IGNORE);
+    check_mpi(MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kEventTag, s.comm, MPI_STATUS_IGNORE),
+              "MPI_Recv");
     const Event& header = s.recv_buffer[0];
     const auto from = static_cast<std::size_t>(status.MPI_SOURCE);
     s.in_clock[from] = std::max(s.in_clock[from], header.time);
@@ -112,7 +116,7 @@ SimTime Engine::next_null_message_bound(bool finished) {
   for (;;) {
     // Take whatever has arrived.
     for (int flag = 1; flag;) {
-      MPI_Iprobe(MPI_ANY_SOURCE, kEventTag, s.comm, &flag, MPI_STATUS_IGNORE);
+      check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, kEventTag, s.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
       if (flag) receive(MPI_ANY_SOURCE);
     }
     if (stop_ || error_seen) {
@@ -127,7 +131,7 @@ SimTime Engine::next_null_message_bound(bool finished) {
     }
     if (s.finish_posted) {
       int everyone_finished = 0;
-      MPI_Test(&s.finish_barrier, &everyone_finished, MPI_STATUS_IGNORE);
+      check_mpi(MPI_Test(&s.finish_barrier, &everyone_finished, MPI_STATUS_IGNORE), "MPI_Test");
       if (everyone_finished) return SimTime::zero();
     }
 
@@ -167,7 +171,7 @@ bool Engine::quiescent() {
   SyncState& s = *sync_;
   if (s.quiet_request != MPI_REQUEST_NULL) {
     int done = 0;
-    MPI_Test(&s.quiet_request, &done, MPI_STATUS_IGNORE);
+    check_mpi(MPI_Test(&s.quiet_request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (!done) return false;
     // Every rank sees the same sums, so every rank decides alike, at the same round.
     const bool still = s.quiet_out[0] == s.quiet_last[0] && s.quiet_out[1] == s.quiet_last[1];
@@ -178,7 +182,8 @@ bool Engine::quiescent() {
   // Idle: nothing queued, everything sent has been posted. Snapshot and go.
   s.quiet_in[0] = static_cast<std::int64_t>(stats_.remote_events);
   s.quiet_in[1] = static_cast<std::int64_t>(s.events_received);
-  MPI_Iallreduce(s.quiet_in, s.quiet_out, 2, MPI_INT64_T, MPI_SUM, s.quiet_comm, &s.quiet_request);
+  check_mpi(MPI_Iallreduce(s.quiet_in, s.quiet_out, 2, MPI_INT64_T, MPI_SUM, s.quiet_comm, &s.quiet_request),
+            "MPI_Iallreduce");
   ++s.quiet_rounds;
   return false;
 }
@@ -190,9 +195,10 @@ void Engine::finish_quiescence_rounds() {
   if (s.quiet_comm == MPI_COMM_NULL) return;
   const std::int64_t rounds = comm_.max(s.quiet_rounds);
   for (;;) {
-    if (s.quiet_request != MPI_REQUEST_NULL) MPI_Wait(&s.quiet_request, MPI_STATUS_IGNORE);
+    if (s.quiet_request != MPI_REQUEST_NULL) check_mpi(MPI_Wait(&s.quiet_request, MPI_STATUS_IGNORE), "MPI_Wait");
     if (s.quiet_rounds == rounds) break;
-    MPI_Iallreduce(s.quiet_in, s.quiet_out, 2, MPI_INT64_T, MPI_SUM, s.quiet_comm, &s.quiet_request);
+    check_mpi(MPI_Iallreduce(s.quiet_in, s.quiet_out, 2, MPI_INT64_T, MPI_SUM, s.quiet_comm, &s.quiet_request),
+              "MPI_Iallreduce");
     ++s.quiet_rounds;
   }
 }
@@ -210,16 +216,18 @@ void Engine::finish_null_message() {
     while (channel_in && !s.final_from[r]) {
       MPI_Status status;
       int bytes = 0;
-      MPI_Probe(static_cast<int>(r), kEventTag, s.comm, &status);
-      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      check_mpi(MPI_Probe(static_cast<int>(r), kEventTag, s.comm, &status), "MPI_Probe");
+      check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
       s.recv_buffer.resize(static_cast<std::size_t>(bytes) / sizeof(Event));
-      MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, static_cast<int>(r), kEventTag, s.comm, MPI_STATUS_IGNORE);
+      check_mpi(
+          MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, static_cast<int>(r), kEventTag, s.comm, MPI_STATUS_IGNORE),
+          "MPI_Recv");
       if (s.recv_buffer[0].kind & kFlagFinal) s.final_from[r] = true;
     }
   }
   for (auto& flights : s.in_flight)
     for (auto& flight : flights)
-      if (flight.request != MPI_REQUEST_NULL) MPI_Wait(&flight.request, MPI_STATUS_IGNORE);
+      if (flight.request != MPI_REQUEST_NULL) check_mpi(MPI_Wait(&flight.request, MPI_STATUS_IGNORE), "MPI_Wait");
   complete_finish_barrier();
   // A rank that finished early must still learn of an error raised after it
   // finished, or the failing ranks would wait for it in fail_collectively().

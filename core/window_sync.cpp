@@ -13,6 +13,7 @@
 // Empty stretches of simulated time cost one reduction, not one per tick.
 #include <algorithm>
 
+#include "core/mpi_handle.h"
 #include "core/sync_state.h"
 
 namespace pf::core {
@@ -35,7 +36,7 @@ SimTime Engine::next_window_bound() {
   SyncState& s = *sync_;
   const auto ranks_n = static_cast<std::size_t>(ranks());
   if (s.window_op == MPI_OP_NULL) {
-    MPI_Op_create(&min_then_sum, /*commute=*/1, &s.window_op);
+    check_mpi(MPI_Op_create(&min_then_sum, /*commute=*/1, &s.window_op), "MPI_Op_create");
     s.reduce_in.assign(kCounts + ranks_n, 0);
     s.reduce_out.assign(kCounts + ranks_n, 0);
   }
@@ -57,28 +58,32 @@ SimTime Engine::next_window_bound() {
     }
     box[0].kind = 0;
     s.window_requests.emplace_back();
-    MPI_Isend(box.data(), static_cast<int>(box.size() * sizeof(Event)), MPI_BYTE, static_cast<int>(r), tag, s.comm,
-              &s.window_requests.back());
+    check_mpi(MPI_Isend(box.data(), static_cast<int>(box.size() * sizeof(Event)), MPI_BYTE, static_cast<int>(r), tag,
+                        s.comm, &s.window_requests.back()),
+              "MPI_Isend");
     s.reduce_in[kCounts + r] = 1;
     ++stats_.messages;
   }
   s.reduce_in[kNextTime] = local_min.ps;
   s.reduce_in[kBound] = local_bound.ps;
   s.reduce_in[kError] = stop_ ? 1 : 0;
-  MPI_Allreduce(s.reduce_in.data(), s.reduce_out.data(), static_cast<int>(s.reduce_in.size()), MPI_INT64_T,
-                s.window_op, s.comm);
+  check_mpi(MPI_Allreduce(s.reduce_in.data(), s.reduce_out.data(), static_cast<int>(s.reduce_in.size()),
+                          MPI_INT64_T, s.window_op, s.comm),
+            "MPI_Allreduce");
 
   const std::int64_t incoming = s.reduce_out[kCounts + static_cast<std::size_t>(rank_)];
   for (std::int64_t i = 0; i < incoming; ++i) {
     MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, tag, s.comm, &status);
+    check_mpi(MPI_Probe(MPI_ANY_SOURCE, tag, s.comm, &status), "MPI_Probe");
     int bytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
     s.recv_buffer.resize(static_cast<std::size_t>(bytes) / sizeof(Event));
-    MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, tag, s.comm, MPI_STATUS_IGNORE);
+    check_mpi(MPI_Recv(s.recv_buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, tag, s.comm, MPI_STATUS_IGNORE),
+              "MPI_Recv");
     deliver(s.recv_buffer.data() + 1, s.recv_buffer.size() - 1);
   }
-  MPI_Waitall(static_cast<int>(s.window_requests.size()), s.window_requests.data(), MPI_STATUSES_IGNORE);
+  check_mpi(MPI_Waitall(static_cast<int>(s.window_requests.size()), s.window_requests.data(), MPI_STATUSES_IGNORE),
+            "MPI_Waitall");
   for (auto& box : outbox_) box.resize(1);
   ++stats_.windows;
 

@@ -49,8 +49,11 @@ TEST_P(PholdDeterminism, SameEventsAndOrderAsSequential) {
   p.end = SimTime::from_us(300.0);
   const Outcome reference = run_phold(Communicator::self(), p, Sync::window);
   const Outcome parallel = run_phold(Communicator::world(), p, sync);
+  const Outcome local = run_phold(Communicator::local(), p, sync);  // one rank, no MPI at all
   EXPECT_EQ(parallel.events, reference.events);
   EXPECT_EQ(parallel.digest, reference.digest);
+  EXPECT_EQ(local.events, reference.events);
+  EXPECT_EQ(local.digest, reference.digest);
   // Physics: about lps * start_events * end / mean events (renewal count).
   EXPECT_NEAR(static_cast<double>(reference.events), 96.0 * 3 * 300, 96.0 * 3 * 300 * 0.02);
   if (Communicator::world().size() > 1 && remote > 0) {

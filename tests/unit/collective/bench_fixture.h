@@ -32,7 +32,7 @@ inline config::ClusterSpec preset(const std::string& hardware, const std::string
 inline models::collective::CollectiveBench bench(const config::ClusterSpec& s,
                                                  models::collective::BenchOptions options = {}) {
   options.nccl = s.hardware.nccl;
-  return models::collective::CollectiveBench(s.hardware.node, s.topology, s.simulation, core::Communicator::self(),
+  return models::collective::CollectiveBench(s.hardware.node, s.topology, s.simulation, core::Communicator::local(),
                                              options);
 }
 

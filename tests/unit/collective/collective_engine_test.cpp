@@ -44,7 +44,7 @@ class ScriptModel {
     config.nccl_costs = false;
     collectives_ = std::make_unique<CollectiveEngine>(*net_, groups_, config);
     const partition::RankMapping m = models::network::partition_cluster(graph_, 1, partition::Strategy::block);
-    core::Engine engine(core::Communicator::self(), m.vertex_rank,
+    core::Engine engine(core::Communicator::local(), m.vertex_rank,
                         models::network::engine_config(graph_, m, mode_, models::SyncMode::window));
     for (std::size_t i = 0; i < script_.size(); ++i)
       engine.schedule_initial(script_[i].at, static_cast<core::LpId>(script_[i].gpu), Go{std::uint32_t(i)});

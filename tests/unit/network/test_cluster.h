@@ -47,7 +47,7 @@ class TransferRig {
     transfers_ = transfers;
     delivered_.assign(transfers.size(), core::SimTime::infinity());
     const partition::RankMapping m = models::network::partition_cluster(graph_, 1, partition::Strategy::block);
-    core::Engine engine(core::Communicator::self(), m.vertex_rank,
+    core::Engine engine(core::Communicator::local(), m.vertex_rank,
                         models::network::engine_config(graph_, m, config_.mode, models::SyncMode::window));
     std::vector<char> seeded(static_cast<std::size_t>(graph_.gpu_count()), 0);
     for (const Transfer& t : transfers_) {
