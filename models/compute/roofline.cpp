@@ -37,11 +37,11 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
   require_positive(gpu.sustained_clock, "gpu.sustained_clock");
   for (const auto& [dtype, tflops] : gpu.peak_tflops) {
     require_positive(tflops, "gpu.peak_tflops");
-    ideal_peak_[index(dtype)] = tflops * 1e12;
-    // Compute rates scale with the SM clock; HBM bandwidth does not (the
-    // memory clock is not lowered by the power limit).
-    peak_[index(dtype)] = tflops * 1e12 * gpu.sustained_clock;
+    peak_[index(dtype)] = tflops * 1e12;
   }
+  // Compute rates scale with the SM clock; HBM bandwidth does not (the memory
+  // clock is not lowered by the power limit).
+  clock_ = gpu.sustained_clock;
   shape_aware_ = gpu.sm_count > 0;
   if (shape_aware_) {
     const GemmModelSpec& g = gpu.gemm_model;
@@ -49,7 +49,7 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
                            g.odd_memory_efficiency}) {
       require_positive(f, "gpu.gemm efficiencies");
     }
-    for (int i = 0; i < kDtypes; ++i) gemm_[i] = gemm_model_params(gpu, peak_[i], static_cast<Dtype>(i));
+    for (int i = 0; i < kDtypes; ++i) gemm_[i] = gemm_model_params(gpu, peak_[i] * clock_, static_cast<Dtype>(i));
   }
 }
 
@@ -78,7 +78,7 @@ double Roofline::compute_seconds(const ComputeOp& op) const {
   if (op.flops <= 0) return 0.0;
   double efficiency = compute_efficiency(op.cls);
   if (op.attn.flash2 && efficiency_.attention_flash2 > 0) efficiency = efficiency_.attention_flash2;
-  return op.flops / (peak_flops(op.cls, op.dtype) * efficiency);
+  return op.flops / (peak_flops(op.cls, op.dtype) * clock_ * efficiency);
 }
 
 double Roofline::memory_seconds(const ComputeOp& op) const {
@@ -94,15 +94,13 @@ double Roofline::seconds(const ComputeOp& op) const {
 }
 
 double Roofline::ideal_seconds(const ComputeOp& op) const {
-  peak_flops(op.cls, op.dtype);  // throws when the dtype has no peak
-  const Dtype rate = !uses_tensor_cores(op.cls) && ideal_peak_[index(Dtype::fp32)] > 0 ? Dtype::fp32 : op.dtype;
-  const double compute = op.flops > 0 ? op.flops / ideal_peak_[index(rate)] : 0.0;
+  const double compute = op.flops > 0 ? op.flops / peak_flops(op.cls, op.dtype) : 0.0;
   return std::max(compute, op.bytes / bandwidth_);
 }
 
 double Roofline::ridge_intensity(OpClass cls, Dtype dtype) const {
-  // flops/(P·e_c) = bytes/(B·e_m)  ⇔  flops/bytes = P·e_c / (B·e_m).
-  return peak_flops(cls, dtype) * compute_efficiency(cls) / (bandwidth_ * efficiency_.elementwise);
+  // flops/(P·f·e_c) = bytes/(B·e_m)  ⇔  flops/bytes = P·f·e_c / (B·e_m).
+  return peak_flops(cls, dtype) * clock_ * compute_efficiency(cls) / (bandwidth_ * efficiency_.elementwise);
 }
 
 }  // namespace pf::models

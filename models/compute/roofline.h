@@ -61,7 +61,8 @@ class Roofline {
   // it an op of this class is compute-bound.
   double ridge_intensity(OpClass cls, Dtype dtype) const;
 
-  // FLOP/s the compute term divides by, before efficiency. Throws
+  // The quoted FLOP/s of the units the op runs on (tensor cores, or the CUDA
+  // cores' fp32 rate), before the sustained clock and efficiency. Throws
   // pf::ConfigError naming gpu.peak_tflops when the dtype has no entry.
   double peak_flops(OpClass cls, Dtype dtype) const;
   double bandwidth_bytes_per_s() const { return bandwidth_; }
@@ -70,8 +71,8 @@ class Roofline {
 
  private:
   static constexpr int kDtypes = 5;
-  std::array<double, kDtypes> peak_{};        // FLOP/s per Dtype at the sustained clock, 0 when not given
-  std::array<double, kDtypes> ideal_peak_{};  // FLOP/s per Dtype as quoted (gpu.peak_tflops)
+  std::array<double, kDtypes> peak_{};  // FLOP/s per Dtype as quoted (gpu.peak_tflops), 0 when not given
+  double clock_ = 1;                    // gpu.sustained_clock: multiplies every modelled compute rate
   double bandwidth_ = 0;                // bytes/s
   OpEfficiency efficiency_;
   bool shape_aware_ = false;
