@@ -1,13 +1,13 @@
 #include "core/engine.h"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "core/mpi_handle.h"
 #include "core/sync_state.h"
 
 namespace pf::core {
-
-const char* to_string(Sync sync) { return sync == Sync::window ? "window" : "null_message"; }
 
 void Engine::SyncStateDeleter::operator()(SyncState* state) const {
   // An active finish barrier (only after an unexpected exception) is left
@@ -48,16 +48,18 @@ void check_config(const EngineConfig& config, int ranks, std::size_t lps, const 
                         ", expected 0.." + std::to_string(ranks - 1));
 }
 
+// Checked before the base class sizes its per-LP arrays from it.
+std::vector<int> checked_lp_rank(const EngineConfig& config, int ranks, std::vector<int> lp_rank) {
+  check_config(config, ranks, lp_rank.size(), lp_rank);
+  return lp_rank;
+}
+
 }  // namespace
 
 Engine::Engine(Communicator comm, std::vector<int> lp_rank, EngineConfig config)
-    : comm_(std::move(comm)), lp_rank_(std::move(lp_rank)), config_(std::move(config)), rank_(comm_.rank()) {
-  check_config(config_, comm_.size(), lp_rank_.size(), lp_rank_);
-  send_seq_.assign(lp_rank_.size(), 0);
-  digest_.assign(lp_rank_.size(), 0);
-  outbox_.resize(static_cast<std::size_t>(comm_.size()));
-  for (auto& box : outbox_) box.resize(1);  // slot 0 is the message header
-
+    : LpContext(comm.rank(), comm.size(), checked_lp_rank(config, comm.size(), std::move(lp_rank))),
+      comm_(std::move(comm)),
+      config_(std::move(config)) {
   configure_lookahead_classes();
 
   sync_.reset(new SyncState);
@@ -65,20 +67,19 @@ Engine::Engine(Communicator comm, std::vector<int> lp_rank, EngineConfig config)
   // on an error can never be mistaken for another engine's.
   // (None for a local communicator: one rank, no MPI; run() never synchronises.)
   if (!comm_.is_local()) check_mpi(MPI_Comm_dup(comm_.handle().comm, &sync_->comm), "MPI_Comm_dup");
-  sync_->lookahead_to.resize(static_cast<std::size_t>(comm_.size()));
-  for (int r = 0; r < comm_.size(); ++r) {
+  for (int r = 0; r < ranks_; ++r) {
     SimTime l = channel_lookahead(rank_, r);
     if (r != rank_ && l <= SimTime::zero())
       throw ConfigError("engine: lookahead from rank " + std::to_string(rank_) + " to " + std::to_string(r) +
                         " must be > 0");
-    sync_->lookahead_to[static_cast<std::size_t>(r)] = l;
+    lookahead_to_[static_cast<std::size_t>(r)] = l;
   }
-  send_floor_ = sync_->lookahead_to;  // nothing happens before time zero
+  send_floor_ = lookahead_to_;  // nothing happens before time zero
 }
 
 void Engine::configure_lookahead_classes() {
   // One rank never synchronises: one class, one heap, no per-event lookup.
-  if (comm_.size() == 1 || config_.lp_lookahead.empty()) {
+  if (ranks_ == 1 || config_.lp_lookahead.empty()) {
     queue_.configure({}, {config_.lookahead});
     return;
   }
@@ -101,47 +102,12 @@ SimTime Engine::channel_lookahead(int from, int to) const {
                                    static_cast<std::size_t>(to)];
 }
 
-void Engine::reject_send(SimTime at, LpId dst, const char* why) {
-  fail("LP " + std::to_string(current_lp_) + " at t=" + std::to_string(now_.ps) + " ps sent an event to LP " +
-           std::to_string(dst) + " for t=" + std::to_string(at.ps) + " ps " + why);
-}
-
-void Engine::send_remote(const Event& event, int dst_rank) {
-  // What keeps the run correct is the promise this rank made to the receiver
-  // (which follows from the lookaheads the model declared).
-  // A direct send below the sender's own declared lookahead breaks the model's
-  // contract even where no promise happens to depend on it: reported too, so
-  // that such a bug shows whatever the timing.
-  const SimTime lookahead = sync_->lookahead_to[static_cast<std::size_t>(dst_rank)];
-  const SimTime floor = std::max(send_floor_[static_cast<std::size_t>(dst_rank)],
-                                 now_ + std::max(lookahead, queue_.lookahead_of(current_lp_)));
-  if (event.time < floor) [[unlikely]] {
-    std::string why = lookahead.is_infinite()
-                          ? std::string("on rank ") + std::to_string(dst_rank) + ", which has no channel from rank " +
-                                std::to_string(rank_)
-                          : "on rank " + std::to_string(dst_rank) + ", before t=" + std::to_string(floor.ps) +
-                                " ps (the rank's promise, or now + lookahead: " + std::to_string(lookahead.ps) +
-                                " ps to that rank, " + std::to_string(queue_.lookahead_of(current_lp_).ps) +
-                                " ps from this LP): lookahead violation";
-    reject_send(event.time, event.dst, why.c_str());
-    return;
-  }
-  outbox_[static_cast<std::size_t>(dst_rank)].push_back(event);
-  ++stats_.remote_events;
-}
-
 void Engine::deliver(const Event* events, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) queue_.push(events[i]);
 }
 
 void Engine::raise_pending_error() {
   if (stop_) throw SimulationError(error_);
-}
-
-void Engine::fail(const std::string& message) {
-  if (stop_) return;  // keep the first error
-  stop_ = true;
-  error_ = message;
 }
 
 void Engine::fail_collectively() {
@@ -154,16 +120,15 @@ void Engine::fail_collectively() {
 }
 
 EngineStats Engine::global_stats() const {
-  EngineStats g;
-  g.committed_events = comm_.sum(stats_.committed_events);
-  g.remote_events = comm_.sum(stats_.remote_events);
-  g.windows = static_cast<std::uint64_t>(comm_.max(static_cast<std::int64_t>(stats_.windows)));
-  g.null_messages = comm_.sum(stats_.null_messages);
-  g.messages = comm_.sum(stats_.messages);
-  g.peak_pending = comm_.sum(stats_.peak_pending);
-  g.queue_bytes = comm_.sum(stats_.queue_bytes);
-  g.wall_s = comm_.max(stats_.wall_s);
-  return g;
+  static_assert(std::is_trivially_copyable_v<EngineStats>);
+  const std::string mine(reinterpret_cast<const char*>(&stats_), sizeof(EngineStats));
+  std::vector<EngineStats> all;
+  for (const std::string& s : comm_.all_gather(mine)) {
+    EngineStats r;
+    std::memcpy(&r, s.data(), sizeof(EngineStats));
+    all.push_back(r);
+  }
+  return combine(all);
 }
 
 std::uint64_t Engine::global_digest() const {

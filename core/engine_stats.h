@@ -1,7 +1,11 @@
-// What one engine run did, summed over ranks by Engine::global_stats().
+// What one engine run did: one rank's figures (LpContext::local_stats()), or
+// every rank's combined (combine(), which Engine::global_stats() applies).
 #pragma once
 
 #include <cstdint>
+#include <span>
+
+#include "core/statistics.h"
 
 namespace pf::core {
 
@@ -15,5 +19,15 @@ struct EngineStats {
   std::uint64_t queue_bytes = 0;       // memory held by the event queue at its peak
   double wall_s = 0;                   // run() wall-clock time (max over ranks)
 };
+
+// Every rank's figures as one: counts summed, windows (the same rounds seen by
+// every rank) and wall time the largest. Pure, so a runner may gather the
+// per-rank figures however it likes and every rank gets the same answer.
+EngineStats combine(std::span<const EngineStats> per_rank);
+
+// The figures of one rank's run the report's `simulation` block does not
+// carry, into the registry (simulation.remote_events, .mpi_messages,
+// .queue_peak_bytes; summed over ranks).
+void publish(const EngineStats& local, Statistics& out);
 
 }  // namespace pf::core

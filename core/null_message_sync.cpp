@@ -31,7 +31,7 @@
 namespace pf::core {
 namespace {
 
-bool has_channel(const Engine::SyncState& s, std::size_t to) { return !s.lookahead_to[to].is_infinite(); }
+bool has_channel(const std::vector<SimTime>& lookahead_to, std::size_t to) { return !lookahead_to[to].is_infinite(); }
 
 }  // namespace
 
@@ -122,7 +122,7 @@ SimTime Engine::next_null_message_bound(bool finished) {
     if (stop_ || error_seen) {
       // Tell every neighbour once, then meet them in the collective that shares the message.
       for (std::size_t r = 0; r < ranks_n; ++r)
-        if (r != static_cast<std::size_t>(rank_) && has_channel(s, r))
+        if (r != static_cast<std::size_t>(rank_) && has_channel(lookahead_to_, r))
           post(s, outbox_[r], static_cast<int>(r), SimTime::infinity(), kFlagError | kFlagFinal);
       complete_finish_barrier();   // every rank reaches it: here or in finish_null_message()
       comm_.max(std::int64_t{1});  // pairs with the check in finish_null_message()
@@ -141,13 +141,13 @@ SimTime Engine::next_null_message_bound(bool finished) {
     const SimTime bound = std::min(safe, config_.end);
     const bool runnable = queue_.top_time() < bound;
     for (std::size_t r = 0; r < ranks_n; ++r) {
-      if (r == static_cast<std::size_t>(rank_) || !has_channel(s, r)) continue;
-      const SimTime promise = std::max(horizon + s.lookahead_to[r], reach);
+      if (r == static_cast<std::size_t>(rank_) || !has_channel(lookahead_to_, r)) continue;
+      const SimTime promise = std::max(horizon + lookahead_to_[r], reach);
       const bool has_events = outbox_[r].size() > 1;
       // While this rank can run, a clock-only message goes out only when the
       // clock moved by a whole lookahead; before blocking, every neighbour
       // must hold the latest clock (that is what rules out deadlock).
-      const SimTime threshold = runnable ? s.last_promise[r] + s.lookahead_to[r] : s.last_promise[r];
+      const SimTime threshold = runnable ? s.last_promise[r] + lookahead_to_[r] : s.last_promise[r];
       if (!has_events && promise <= threshold) continue;
       s.last_promise[r] = std::max(promise, s.last_promise[r]);
       send_floor_[r] = std::max(send_floor_[r], s.last_promise[r]);
@@ -207,7 +207,7 @@ void Engine::finish_null_message() {
   SyncState& s = *sync_;
   const auto ranks_n = static_cast<std::size_t>(ranks());
   for (std::size_t r = 0; r < ranks_n; ++r)
-    if (r != static_cast<std::size_t>(rank_) && has_channel(s, r))
+    if (r != static_cast<std::size_t>(rank_) && has_channel(lookahead_to_, r))
       post(s, outbox_[r], static_cast<int>(r), SimTime::infinity(), kFlagFinal);
   // Drain until every neighbour has said it is finished; what still arrives is
   // at or after `end`, or came after every model finished, and is not run.

@@ -24,7 +24,6 @@ struct InFlight {
 
 struct Engine::SyncState {
   MPI_Comm comm = MPI_COMM_NULL;
-  std::vector<SimTime> lookahead_to;     // per destination rank; infinity = no channel
 
   // window mode
   MPI_Op window_op = MPI_OP_NULL;

@@ -92,7 +92,7 @@ SimTime Engine::next_window_bound() {
   if (gvt >= config_.end) return SimTime::zero();
   const SimTime bound = std::min(SimTime{s.reduce_out[kBound]}, config_.end);
   for (std::size_t r = 0; r < ranks_n; ++r)
-    send_floor_[r] = s.lookahead_to[r].is_infinite() ? SimTime::infinity() : bound;
+    send_floor_[r] = lookahead_to_[r].is_infinite() ? SimTime::infinity() : bound;
   return bound;
 }
 

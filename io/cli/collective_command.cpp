@@ -26,7 +26,7 @@
 #include "io/cli/progress_line.h"
 #include "io/config/cluster_loader.h"
 #include "models/collective/algorithm_choice.h"
-#include "models/collective/collective_bench.h"
+#include "io/run/collective_bench.h"
 #include "models/network/network_config.h"
 #include "partition/partition_report.h"
 
@@ -34,9 +34,9 @@ namespace pf::cli {
 namespace {
 
 using models::collective::Algo;
-using models::collective::BenchCase;
-using models::collective::BenchResult;
-using models::collective::CollectiveBench;
+using run::BenchCase;
+using run::BenchResult;
+using run::CollectiveBench;
 using models::collective::Op;
 
 struct CollectiveOptions {
@@ -245,7 +245,7 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   run_on_root_agreed(world, [&] { probe_output_files({{o.json_path, "--json"}}); });
   const ProgressStyle style = progress_style(ctx.is_root(), o.quiet, o.progress_every_s);
   ProgressLine progress(style, core::SimTime::infinity(), world.size(), o.progress_every_s);
-  models::collective::BenchOptions options;
+  run::BenchOptions options;
   options.channels = o.channels;
   options.nccl = spec.hardware.nccl;
   options.faults = spec.faults;

@@ -4,20 +4,20 @@
 #include <cmath>
 
 #include "core/communicator.h"
-#include "models/collective/collective_bench.h"
+#include "io/run/collective_bench.h"
 
 namespace pf::cli {
 namespace {
 
-using models::collective::BenchCase;
-using models::collective::CollectiveBench;
+using run::BenchCase;
+using run::CollectiveBench;
 
 std::vector<double> predicted_us(const models::HardwareSpec& hw, const models::TopologySpec& topo,
                                  const NcclTestsTable& t) {
   models::SimulationSpec sim;
   sim.network = models::NetworkMode::analytical;
   sim.partition = models::PartitionStrategy::block;
-  models::collective::BenchOptions options;
+  run::BenchOptions options;
   options.nccl = hw.nccl;
   const CollectiveBench bench(hw.node, topo, sim, core::Communicator::self(), options);
   std::vector<double> out;

@@ -22,7 +22,7 @@
 #include "io/simai/experiment_workload.h"
 #include "io/timeline/gpu_selection.h"
 #include "io/timeline/timeline_writer.h"
-#include "models/training/training_run.h"
+#include "io/run/training_run.h"
 #include "models/workload/rank_layout.h"
 #include "models/network/faults.h"
 #include "models/network/topology.h"
@@ -55,11 +55,11 @@ models::training::RunResult run_baseline(const models::ExperimentSpec& e, const 
                                          const RunCommandOptions& o) {
   models::ExperimentSpec healthy = e;
   healthy.faults.clear();
-  models::training::RunOptions options;
+  run::RunOptions options;
   ProgressLine progress(style, core::SimTime::infinity(), ctx.ranks, o.progress_every_s);
   if (progress.enabled()) options.progress = progress.callback();
   if (ctx.is_root() && !o.quiet) std::fprintf(stderr, "preflight: --baseline: simulating without faults\n");
-  models::training::RunResult r = models::training::run_training(healthy, work, world, options);
+  models::training::RunResult r = run::run_training(healthy, work, world, options);
   progress.finish();
   return r;
 }
@@ -85,7 +85,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
 
   const models::training::TrainingWorkload work = io::experiment_workload(e);
   const timeline::GpuSelection selection = timeline_selection(e, work.parallelism);
-  models::training::RunOptions options;
+  run::RunOptions options;
   if (timeline_on) {
     options.record.assign(static_cast<std::size_t>(e.gpu_count()), false);
     for (std::uint32_t g : selection.gpus()) options.record[g] = true;
@@ -94,7 +94,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   ProgressLine progress(style, core::SimTime::infinity(), ctx.ranks, o.progress_every_s);
   if (progress.enabled()) options.progress = progress.callback();
 
-  models::training::RunResult result = models::training::run_training(e, work, world, options);
+  models::training::RunResult result = run::run_training(e, work, world, options);
   progress.finish();
 
   nlohmann::ordered_json report = report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
@@ -104,7 +104,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   // timeline write leaves an earlier run's outputs as they were.
   std::vector<StagedFile> reports;
   run_on_root_agreed(world, [&] {
-    std::fputs(report::report_text(report).c_str(), stdout);
+    std::fputs(report::report_text(report, result.figures).c_str(), stdout);
     std::fflush(stdout);
     reports.emplace_back(report_path, report.dump(2) + "\n", "output.dir");
     if (!extra_report.empty()) reports.emplace_back(extra_report, report.dump(2) + "\n", "--report-json");

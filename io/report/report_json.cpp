@@ -1,6 +1,7 @@
 #include "io/report/report_json.h"
 
 #include "io/report/fault_report.h"
+#include "io/report/report_figures.h"
 
 #include <string>
 
@@ -108,6 +109,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["bubble_ms"] = r.bubble_s * kMs;
   j["host_bound_ms"] = r.host_bound_s * kMs;
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);
+  write_figures(j, r.figures);
   return j;
 }
 

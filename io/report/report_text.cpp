@@ -1,5 +1,6 @@
 #include "io/report/report_text.h"
 
+#include "io/report/report_figures.h"
 #include "io/report/string_format.h"
 
 #include <cstdarg>
@@ -163,7 +164,20 @@ void simulation(const ordered_json& r, Block& b) {
 
 }  // namespace
 
-std::string report_text(const ordered_json& report) {
+// Every labelled figure of the registry, valued from the JSON.
+void figures(const ordered_json& r, const core::Statistics& registry, Block& b) {
+  bool any = false;
+  for (const core::Statistics::Figure& f : registry.figures()) {
+    const ordered_json* v = figure_value(r, f.key);
+    if (f.label.empty() || v == nullptr || !v->is_number()) continue;
+    if (!any) b.heading("figures");
+    any = true;
+    const std::string value = v->is_number_integer() ? std::to_string(v->get<long long>()) : format("%.6g", v->get<double>());
+    b.row(f.label.c_str(), f.unit.empty() ? value : value + " " + f.unit);
+  }
+}
+
+std::string report_text(const ordered_json& report, const core::Statistics& registry) {
   Block b;
   headline(report, b);
   phases(report, b);
@@ -172,6 +186,7 @@ std::string report_text(const ordered_json& report) {
   uncertainty(report, b);
   faults(report, b);
   simulation(report, b);
+  figures(report, registry, b);
   return b.take();
 }
 

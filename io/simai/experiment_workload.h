@@ -4,7 +4,7 @@
 #pragma once
 
 #include "models/spec/experiment_spec.h"
-#include "models/training/training_run.h"
+#include "models/training/training_workload.h"
 
 namespace pf::io {
 

@@ -8,7 +8,7 @@
 #include "io/report/report_json.h"
 #include "io/report/sha256.h"
 #include "io/simai/experiment_workload.h"
-#include "models/training/training_run.h"
+#include "io/run/training_run.h"
 
 namespace pf::sweep {
 
@@ -58,8 +58,8 @@ SweepRow run_one(const PreparedVariant& p, const core::Communicator& group, cons
   const auto start = std::chrono::steady_clock::now();
   try {
     const models::training::RunResult result =
-        models::training::run_training(*p.experiment, io::experiment_workload(*p.experiment), group,
-                                       models::training::RunOptions{});
+        run::run_training(*p.experiment, io::experiment_workload(*p.experiment), group,
+                                       run::RunOptions{});
     const nlohmann::ordered_json report = report::report_json(result, *p.experiment, options.version, p.config_sha256);
     return row_from_report(p.variant, report, group.max(seconds_since(start)));
   } catch (const SimulationError& error) {

@@ -8,20 +8,20 @@ BenchModel::BenchModel(network::Network& net, CollectiveEngine& collectives, con
                        const Group& group)
     : net_(net), collectives_(collectives), request_(request), group_(group) {}
 
-void BenchModel::seed(core::Engine& engine) {
+void BenchModel::seed(core::LpContext& engine) {
   for (int gpu : group_.members()) {
     if (engine.is_local(static_cast<core::LpId>(gpu)))
       engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(gpu), Start{});
   }
 }
 
-void BenchModel::record(const core::Engine& engine, const Completion& c) {
+void BenchModel::record(const core::LpContext& engine, const Completion& c) {
   if (!c.done) return;
   last_ = std::max(last_, engine.now());
   ++completions_;
 }
 
-void BenchModel::on_event(core::Engine& engine, const core::Event& event) {
+void BenchModel::on_event(core::LpContext& engine, const core::Event& event) {
   static_assert(Events::valid);
   switch (event.kind) {
     case core::kind_of<network::ChunkArrival>: net_.forward(engine, event.as<network::ChunkArrival>()); return;

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
 #include "models/collective/collective_engine.h"
 #include "models/network/network.h"
 
@@ -20,15 +20,15 @@ class BenchModel {
   BenchModel(network::Network& net, CollectiveEngine& collectives, const Request& request, const Group& group);
 
   // Schedules the start on every member GPU this rank owns.
-  void seed(core::Engine& engine);
-  void on_event(core::Engine& engine, const core::Event& event);
+  void seed(core::LpContext& engine);
+  void on_event(core::LpContext& engine, const core::Event& event);
 
   // This rank's members: the latest completion and how many completed.
   core::SimTime last_completion() const { return last_; }
   std::uint64_t completions() const { return completions_; }
 
  private:
-  void record(const core::Engine& engine, const Completion& c);
+  void record(const core::LpContext& engine, const Completion& c);
 
   network::Network& net_;
   CollectiveEngine& collectives_;

@@ -41,7 +41,7 @@ Completion CollectiveEngine::finish(int gpu, std::size_t index) {
   return c;
 }
 
-Completion CollectiveEngine::start(core::Engine& engine, int gpu, const Request& request, std::uint64_t cookie) {
+Completion CollectiveEngine::start(core::LpContext& engine, int gpu, const Request& request, std::uint64_t cookie) {
   const Algo algo = resolve(request);
   const Group& group = groups_.group(request.group);
   if (group.member_index(gpu) < 0)
@@ -64,7 +64,7 @@ Completion CollectiveEngine::start(core::Engine& engine, int gpu, const Request&
   return {};
 }
 
-Completion CollectiveEngine::on_delivery(core::Engine& engine, const network::Delivery& d) {
+Completion CollectiveEngine::on_delivery(core::LpContext& engine, const network::Delivery& d) {
   const bool p2p = d.tag.phase == kPeerPhase;
   const StateKey key{d.tag.group, d.tag.seq, p2p ? Role::recv : Role::collective, p2p ? d.src_gpu : -1};
   const std::size_t i = find_or_add(d.dst_gpu, key);
@@ -77,7 +77,7 @@ Completion CollectiveEngine::on_delivery(core::Engine& engine, const network::De
   return {};
 }
 
-Completion CollectiveEngine::on_port_free(core::Engine& engine, const PortFree& p) {
+Completion CollectiveEngine::on_port_free(core::LpContext& engine, const PortFree& p) {
   const int gpu = static_cast<int>(engine.current_lp());
   const std::size_t i = find(gpu, p.key);
   // A run may finish before its last message has left the port.

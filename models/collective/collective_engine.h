@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
 #include "models/collective/algorithm_choice.h"
 #include "models/collective/collective_events.h"
 #include "models/collective/collective_state.h"
@@ -47,9 +47,9 @@ class CollectiveEngine {
   const CollectiveConfig& config() const { return config_; }
 
   // From GPU `gpu`'s handler.
-  Completion start(core::Engine& engine, int gpu, const Request& request, std::uint64_t cookie);
-  Completion on_delivery(core::Engine& engine, const network::Delivery& delivery);
-  Completion on_port_free(core::Engine& engine, const PortFree& p);
+  Completion start(core::LpContext& engine, int gpu, const Request& request, std::uint64_t cookie);
+  Completion on_delivery(core::LpContext& engine, const network::Delivery& delivery);
+  Completion on_port_free(core::LpContext& engine, const PortFree& p);
 
   // Collectives under way on a GPU (started or with early messages).
   std::size_t active(int gpu) const { return per_gpu_[static_cast<std::size_t>(gpu)].size(); }
@@ -58,7 +58,7 @@ class CollectiveEngine {
   std::size_t find_or_add(int gpu, const StateKey& key);
   std::size_t find(int gpu, const StateKey& key) const;  // states(gpu).size() when absent
   Completion finish(int gpu, std::size_t index);
-  SendContext context(core::Engine& engine, int gpu, const StateKey& key) {
+  SendContext context(core::LpContext& engine, int gpu, const StateKey& key) {
     return SendContext{engine, net_, scratch_, gpu, key};
   }
 

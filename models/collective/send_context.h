@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
 #include "models/collective/collective_events.h"
 #include "models/collective/nccl_cost.h"
 #include "models/network/network.h"
@@ -29,7 +29,7 @@ inline std::uint32_t piece_count(std::uint64_t bytes, std::uint64_t piece) {
 enum class Wait : std::uint8_t { none, step, first };
 
 struct SendContext {
-  core::Engine& engine;
+  core::LpContext& engine;
   network::Network& net;
   std::vector<network::Message>& scratch;  // reused for batches: no allocation per event
   int gpu = 0;

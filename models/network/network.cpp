@@ -20,7 +20,7 @@ Network::Network(const ClusterGraph& g, NetworkConfig config)
   }
 }
 
-core::SimTime Network::send_all(core::Engine& engine, std::span<const Message> messages) {
+core::SimTime Network::send_all(core::LpContext& engine, std::span<const Message> messages) {
   return config_.mode == NetworkMode::packet ? send_packets(engine, messages) : send_analytical(engine, messages);
 }
 
@@ -30,7 +30,7 @@ std::uint64_t Network::piece_bytes(const Message& m) const {
   return config_.chunk_bytes;
 }
 
-void Network::deliver_now(core::Engine& engine, const Message& m) {
+void Network::deliver_now(core::LpContext& engine, const Message& m) {
   // To itself: no link, but the software latency still applies.
   ChunkPayload p;
   p.src_gpu = m.src_gpu;
@@ -41,7 +41,7 @@ void Network::deliver_now(core::Engine& engine, const Message& m) {
   engine.send(engine.now() + m.delay, static_cast<core::LpId>(m.dst_gpu), MessageDelivered{p});
 }
 
-void Network::arrive_at_destination(core::Engine& engine, const Link& link, const LinkPorts::Slot& s,
+void Network::arrive_at_destination(core::LpContext& engine, const Link& link, const LinkPorts::Slot& s,
                                     const ChunkPayload& chunk) {
   const bool single = (chunk.size & kLastChunk) && !(chunk.size & kCountChunk);
   if (single || !multipath(chunk)) {
@@ -56,7 +56,7 @@ void Network::arrive_at_destination(core::Engine& engine, const Link& link, cons
     engine.send(complete, static_cast<core::LpId>(link.dst), MessageDelivered{chunk});
 }
 
-LinkPorts::Slot Network::pass(core::Engine& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk) {
+LinkPorts::Slot Network::pass(core::LpContext& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk) {
   const Link& link = graph_.link(l);
   const LinkPorts::Slot s = ports_.transmit(l, head, chunk.tail, chunk_bytes(chunk));
   if (link.dst == chunk.dst_gpu) {
@@ -70,7 +70,7 @@ LinkPorts::Slot Network::pass(core::Engine& engine, LinkId l, core::SimTime head
   return s;
 }
 
-core::SimTime Network::send_packets(core::Engine& engine, std::span<const Message> messages) {
+core::SimTime Network::send_packets(core::LpContext& engine, std::span<const Message> messages) {
   const core::SimTime now = engine.now();
   core::SimTime port_free = now;
   pending_.clear();
@@ -124,7 +124,7 @@ core::SimTime Network::send_packets(core::Engine& engine, std::span<const Messag
   return port_free;
 }
 
-core::SimTime Network::send_analytical(core::Engine& engine, std::span<const Message> messages) {
+core::SimTime Network::send_analytical(core::LpContext& engine, std::span<const Message> messages) {
   const core::SimTime now = engine.now();
   core::SimTime port_free = now;
   for (const Message& m : messages) {
@@ -150,7 +150,7 @@ core::SimTime Network::send_analytical(core::Engine& engine, std::span<const Mes
   return port_free;
 }
 
-void Network::forward(core::Engine& engine, const ChunkArrival& arrival) {
+void Network::forward(core::LpContext& engine, const ChunkArrival& arrival) {
   const ChunkPayload& chunk = arrival.chunk;
   const auto at = static_cast<VertexId>(engine.current_lp());
   const LinkId l =
@@ -162,6 +162,22 @@ void Network::forward(core::Engine& engine, const ChunkArrival& arrival) {
     return;
   }
   pass(engine, l, engine.now(), chunk);
+}
+
+void Network::publish(core::Statistics& out) const {
+  if (config_.mode != NetworkMode::packet) return;
+  std::int64_t bytes = 0, chunks = 0, peak = 0;
+  for (int l = 0; l < graph_.link_count(); ++l) {
+    const LinkCounters& c = counters(l);
+    bytes += static_cast<std::int64_t>(c.bytes);
+    chunks += static_cast<std::int64_t>(c.chunks);
+    peak = std::max(peak, static_cast<std::int64_t>(c.peak_queue_bytes));
+  }
+  using M = core::Statistics::Merge;
+  out.add({"network.link_bytes", "bytes on links", "bytes", "bytes carried over every directed link, each hop counted", M::sum}, bytes);
+  out.add({"network.link_chunks", "chunks on links", "", "chunks carried over every directed link, each hop counted", M::sum}, chunks);
+  out.add({"network.peak_link_queue_bytes", "deepest link queue", "bytes",
+           "the largest backlog any chunk found arriving at a link, itself included", M::max}, peak);
 }
 
 }  // namespace pf::models::network

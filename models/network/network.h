@@ -33,7 +33,8 @@
 #include <span>
 #include <vector>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
+#include "core/statistics.h"
 #include "models/network/link_ports.h"
 #include "models/network/message.h"
 #include "models/network/network_config.h"
@@ -52,18 +53,23 @@ class Network {
 
   // From the handler of GPU m.src_gpu. Returns when the message's last byte
   // leaves the sender's port (a sender's completion time for a p2p send).
-  core::SimTime send(core::Engine& engine, const Message& m) { return send_all(engine, {&m, 1}); }
+  core::SimTime send(core::LpContext& engine, const Message& m) { return send_all(engine, {&m, 1}); }
   // Several messages issued at the same instant, interleaved chunk by chunk.
-  core::SimTime send_all(core::Engine& engine, std::span<const Message> messages);
+  core::SimTime send_all(core::LpContext& engine, std::span<const Message> messages);
 
   // A ChunkArrival at a NIC, NVSwitch or switch LP: forward the chunk.
-  void forward(core::Engine& engine, const ChunkArrival& arrival);
+  void forward(core::LpContext& engine, const ChunkArrival& arrival);
 
   // A MessageDelivered at a GPU LP: who sent what.
   static Delivery delivery(const MessageDelivered& d) { return {d.chunk.src_gpu, d.chunk.dst_gpu, d.chunk.tag}; }
 
   // Counters of the links leaving this rank's LPs (others stay zero here).
   const LinkCounters& counters(LinkId l) const { return ports_.counters(l); }
+  // Packet mode: the link counters of this rank's links, summed (every link's
+  // counters move only on the rank that owns its source) into the registry:
+  // network.link_bytes, .link_chunks, .peak_link_queue_bytes. Nothing in
+  // analytical mode, which keeps no per-link counters.
+  void publish(core::Statistics& out) const;
   const LinkPorts& ports() const { return ports_; }
   // Adaptive routing: messages whose chunks have partly arrived here.
   std::size_t messages_in_reassembly() const { return reassembly_.in_flight(); }
@@ -80,11 +86,11 @@ class Network {
     bool multipath = false;    // adaptive routing: chunks counted at the destination
   };
 
-  core::SimTime send_packets(core::Engine& engine, std::span<const Message> messages);
-  core::SimTime send_analytical(core::Engine& engine, std::span<const Message> messages);
-  void deliver_now(core::Engine& engine, const Message& m);
+  core::SimTime send_packets(core::LpContext& engine, std::span<const Message> messages);
+  core::SimTime send_analytical(core::LpContext& engine, std::span<const Message> messages);
+  void deliver_now(core::LpContext& engine, const Message& m);
   // Puts one chunk on link l and schedules what happens at its far end.
-  LinkPorts::Slot pass(core::Engine& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk);
+  LinkPorts::Slot pass(core::LpContext& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk);
   std::uint64_t piece_bytes(const Message& m) const;
   // Adaptive routing between servers: chunks take their own paths.
   bool multipath(const ChunkPayload& c) const {
@@ -94,7 +100,7 @@ class Network {
   std::uint64_t chunk_bytes(const ChunkPayload& c) const {
     return (c.size & kCountChunk) && multipath(c) ? adaptive_piece_ : c.size & ~kLastChunk;
   }
-  void arrive_at_destination(core::Engine& engine, const Link& link, const LinkPorts::Slot& s,
+  void arrive_at_destination(core::LpContext& engine, const Link& link, const LinkPorts::Slot& s,
                              const ChunkPayload& chunk);
 
   const ClusterGraph& graph_;

@@ -10,7 +10,7 @@
 // the smallest positive link latency is used (1 ps if every link has none).
 #pragma once
 
-#include "core/engine.h"
+#include "core/engine_config.h"
 #include "models/spec/simulation_spec.h"
 #include "models/network/lp_partition.h"
 

@@ -34,7 +34,7 @@ core::SimTime PholdModel::next_delay(core::LpId lp) {
   return params_.lookahead + core::SimTime{static_cast<std::int64_t>(exp_ps)};
 }
 
-void PholdModel::initialise(core::Engine& engine) {
+void PholdModel::initialise(core::LpContext& engine) {
   for (core::LpId lp = 0; lp < params_.lps; ++lp) {
     if (!engine.is_local(lp)) continue;
     for (std::uint32_t e = 0; e < params_.start_events; ++e) {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
 
 namespace pf::models {
 
@@ -37,8 +37,8 @@ class PholdModel {
   explicit PholdModel(const PholdParams& params);
 
   // Seeds every local LP's initial events.
-  void initialise(core::Engine& engine);
-  void on_event(core::Engine& engine, const core::Event& event);
+  void initialise(core::LpContext& engine);
+  void on_event(core::LpContext& engine, const core::Event& event);
 
   // The model's whole decision, engine-free (the bare-loop benchmark uses it):
   // where LP `lp`, handling an event at `now`, sends its next event, and when.
@@ -79,7 +79,7 @@ inline PholdModel::Hop PholdModel::next_hop(core::LpId lp, core::SimTime now) {
   return {dst, now + next_delay(lp)};
 }
 
-inline void PholdModel::on_event(core::Engine& engine, const core::Event& event) {
+inline void PholdModel::on_event(core::LpContext& engine, const core::Event& event) {
   const Hop hop = next_hop(event.dst, engine.now());
   if (hop.at < params_.end) engine.send(hop.at, hop.dst, Token{});
 }

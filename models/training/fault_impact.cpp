@@ -9,52 +9,71 @@
 namespace pf::models::training {
 namespace {
 
-// Element-wise integer sums (and maxima) of one vector per rank.
-std::vector<std::int64_t> combine(const core::Communicator& comm, const std::vector<std::int64_t>& mine,
-                                  std::size_t sum_count) {
-  std::string bytes(mine.size() * sizeof(std::int64_t), '\0');
-  std::memcpy(bytes.data(), mine.data(), bytes.size());
-  std::vector<std::int64_t> out(mine.size(), 0);
-  for (const std::string& other : comm.all_gather(bytes)) {
-    if (other.size() != bytes.size()) throw SimulationError("faults: ranks disagree on the number of fault figures");
-    std::vector<std::int64_t> v(mine.size());
-    std::memcpy(v.data(), other.data(), other.size());
-    for (std::size_t i = 0; i < v.size(); ++i) out[i] = i < sum_count ? out[i] + v[i] : std::max(out[i], v[i]);
+// Layout of one rank's figures: sums [busy per stage, all GPUs | busy per
+// (fault, stage) of the fault's GPUs | link bytes per fault], then maxima
+// [link busy per fault].
+struct FigureLayout {
+  std::size_t stages, faults;
+  std::size_t own() const { return stages; }
+  std::size_t bytes() const { return stages + faults * stages; }
+  std::size_t sums() const { return bytes() + faults; }
+  std::size_t size() const { return sums() + faults; }
+};
+
+FigureLayout figure_layout(const TrainingSetup& setup) {
+  return {static_cast<std::size_t>(setup.layout().group_size(workload::GroupKind::pp)),
+          setup.experiment().faults.size()};
+}
+
+// Element-wise sums (then maxima) of one vector per rank.
+std::vector<std::int64_t> combine(const std::vector<std::vector<std::int64_t>>& per_rank, const FigureLayout& fl) {
+  std::vector<std::int64_t> out(fl.size(), 0);
+  for (const std::vector<std::int64_t>& v : per_rank) {
+    if (v.size() != out.size()) throw SimulationError("faults: ranks disagree on the number of fault figures");
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = i < fl.sums() ? out[i] + v[i] : std::max(out[i], v[i]);
   }
   return out;
 }
 
 }  // namespace
 
-std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const ExperimentSpec& e,
-                                       const workload::RankLayout& layout, const std::vector<network::FaultReach>& reach,
-                                       const partition::RankMapping& mapping, std::uint32_t binding_gpu,
-                                       const TrainingModel& model, const network::Network& net) {
-  const std::size_t nf = e.faults.size();
-  const std::size_t stages = static_cast<std::size_t>(layout.group_size(workload::GroupKind::pp));
+std::vector<std::int64_t> fault_figures(const TrainingSetup& setup, const partition::RankMapping& mapping, int rank,
+                                        const TrainingModel& model) {
+  const ExperimentSpec& e = setup.experiment();
+  const workload::RankLayout& layout = setup.layout();
+  const network::Network& net = setup.network();
+  const FigureLayout fl = figure_layout(setup);
   const auto stage_of = [&](int gpu) { return static_cast<std::size_t>(layout.coords(gpu).pp); };
-
-  // Sums: [busy per stage, all GPUs | busy per (fault, stage) of the fault's GPUs | link bytes per fault];
-  // then maxima: [link busy per fault].
-  const std::size_t own = stages, bytes = stages + nf * stages, sums = bytes + nf;
-  std::vector<std::int64_t> mine(sums + nf, 0);
+  std::vector<std::int64_t> mine(fl.size(), 0);
   std::vector<std::int64_t> busy_of(static_cast<std::size_t>(layout.world_size()), -1);
   for (const GpuExecutor& g : model.gpus()) {
     busy_of[static_cast<std::size_t>(g.gpu())] = g.time().busy_ps();
     mine[stage_of(g.gpu())] += g.time().busy_ps();
   }
-  for (std::size_t i = 0; i < nf; ++i) {
+  for (std::size_t i = 0; i < fl.faults; ++i) {
     for (int g : e.faults[i].gpus)
-      if (busy_of[static_cast<std::size_t>(g)] >= 0) mine[own + i * stages + stage_of(g)] += busy_of[static_cast<std::size_t>(g)];
+      if (busy_of[static_cast<std::size_t>(g)] >= 0)
+        mine[fl.own() + i * fl.stages + stage_of(g)] += busy_of[static_cast<std::size_t>(g)];
     if (net.config().mode != NetworkMode::packet) continue;
-    for (network::LinkId l : reach[i].link_ids) {
-      if (mapping.vertex_rank[static_cast<std::size_t>(net.graph().link(l).src)] != comm.rank()) continue;
+    for (network::LinkId l : setup.fault_reach()[i].link_ids) {
+      if (mapping.vertex_rank[static_cast<std::size_t>(net.graph().link(l).src)] != rank) continue;
       const network::LinkCounters& c = net.counters(l);
-      mine[bytes + i] += static_cast<std::int64_t>(c.bytes);
-      mine[sums + i] = std::max(mine[sums + i], c.busy_ps);
+      mine[fl.bytes() + i] += static_cast<std::int64_t>(c.bytes);
+      mine[fl.sums() + i] = std::max(mine[fl.sums() + i], c.busy_ps);
     }
   }
-  const std::vector<std::int64_t> all = combine(comm, mine, sums);
+  return mine;
+}
+
+std::vector<FaultImpact> fault_impacts(const TrainingSetup& setup, std::uint32_t binding_gpu,
+                                       const std::vector<std::vector<std::int64_t>>& per_rank) {
+  const ExperimentSpec& e = setup.experiment();
+  const workload::RankLayout& layout = setup.layout();
+  const std::vector<network::FaultReach>& reach = setup.fault_reach();
+  const FigureLayout fl = figure_layout(setup);
+  const std::size_t nf = fl.faults, stages = fl.stages, own = fl.own(), bytes = fl.bytes(), sums = fl.sums();
+  const auto stage_of = [&](int gpu) { return static_cast<std::size_t>(layout.coords(gpu).pp); };
+  const std::vector<std::int64_t> all = combine(per_rank, fl);
 
   std::vector<std::int64_t> stage_gpus(stages, 0);
   for (int g = 0; g < layout.world_size(); ++g) ++stage_gpus[stage_of(g)];

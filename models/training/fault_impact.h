@@ -1,24 +1,27 @@
-// After the engine has run: what each of the experiment's faults did
-// (RunResult::faults). Collective over the run's communicator; every figure
-// is an integer sum or maximum over ranks, so it is the same on any rank count.
+// What each of the experiment's faults did (RunResult::faults), in two
+// halves: every rank's integer figures (fault_figures), then a pure merge of
+// all ranks' (fault_impacts). Every figure is an integer sum or maximum over
+// ranks, so the result is the same on any rank count.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
-#include "core/communicator.h"
-#include "models/network/network.h"
-#include "models/spec/experiment_spec.h"
+#include "models/network/lp_partition.h"
 #include "models/training/run_result.h"
 #include "models/training/training_model.h"
-#include "models/workload/rank_layout.h"
-#include "models/network/faults.h"
-#include "models/network/lp_partition.h"
+#include "models/training/training_setup.h"
 
 namespace pf::models::training {
 
-std::vector<FaultImpact> fault_impacts(const core::Communicator& comm, const ExperimentSpec& e,
-                                       const workload::RankLayout& layout, const std::vector<network::FaultReach>& reach,
-                                       const partition::RankMapping& mapping, std::uint32_t binding_gpu,
-                                       const TrainingModel& model, const network::Network& net);
+// This rank's share: busy time per stage and per fault's GPUs, and the
+// counters of the faulted links it owns (packet mode).
+std::vector<std::int64_t> fault_figures(const TrainingSetup& setup, const partition::RankMapping& mapping, int rank,
+                                        const TrainingModel& model);
+
+// One entry per fault, from every rank's fault_figures (any order).
+// pf::SimulationError when ranks disagree on the figures' length.
+std::vector<FaultImpact> fault_impacts(const TrainingSetup& setup, std::uint32_t binding_gpu,
+                                       const std::vector<std::vector<std::int64_t>>& per_rank);
 
 }  // namespace pf::models::training

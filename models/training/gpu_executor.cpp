@@ -63,7 +63,7 @@ void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& sh
   pending_.back().issue = host_clock_;
 }
 
-bool GpuExecutor::issued(core::Engine& engine, const PendingOp& p) {
+bool GpuExecutor::issued(core::LpContext& engine, const PendingOp& p) {
   if (p.issue <= engine.now()) return true;
   if (p.issue < wake_scheduled_ && p.issue != core::SimTime::infinity()) {
     wake_scheduled_ = p.issue;
@@ -72,7 +72,7 @@ bool GpuExecutor::issued(core::Engine& engine, const PendingOp& p) {
   return false;
 }
 
-bool GpuExecutor::pull_ops(core::Engine& engine, const ExecutionShared& shared) {
+bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& shared) {
   bool pulled = false;
   release_host_sync(engine.now(), shared);
   while (!exhausted_ && !host_blocked_ && unstarted_compute_ < kQueuedKernels) {
@@ -111,7 +111,7 @@ bool GpuExecutor::pull_ops(core::Engine& engine, const ExecutionShared& shared) 
   return pulled;
 }
 
-bool GpuExecutor::start_ready(core::Engine& engine, ExecutionShared& shared) {
+bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) {
   bool started = false;
   bool compute_blocked = computing_;
   std::uint32_t groups_blocked = busy_groups_;
@@ -156,7 +156,7 @@ bool GpuExecutor::start_ready(core::Engine& engine, ExecutionShared& shared) {
   return started;
 }
 
-void GpuExecutor::start_compute(core::Engine& engine, ExecutionShared& shared, PendingOp& p) {
+void GpuExecutor::start_compute(core::LpContext& engine, ExecutionShared& shared, PendingOp& p) {
   const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
   time_.advance(engine.now());
   time_.compute_started();
@@ -169,7 +169,7 @@ void GpuExecutor::start_compute(core::Engine& engine, ExecutionShared& shared, P
   engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{p.op.id, kernel_.token()});
 }
 
-void GpuExecutor::retime_compute(core::Engine& engine, const ExecutionShared& shared) {
+void GpuExecutor::retime_compute(core::LpContext& engine, const ExecutionShared& shared) {
   if (!computing_) return;
   const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
   if (rate == kernel_.rate()) return;
@@ -177,7 +177,7 @@ void GpuExecutor::retime_compute(core::Engine& engine, const ExecutionShared& sh
   engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{computing_op_, kernel_.token()});
 }
 
-void GpuExecutor::start_comm(core::Engine& engine, ExecutionShared& shared, PendingOp& p) {
+void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p) {
   time_.advance(engine.now());
   p.started = true;
   p.start = engine.now();
@@ -209,7 +209,7 @@ void GpuExecutor::start_comm(core::Engine& engine, ExecutionShared& shared, Pend
   if (c.done) immediate_.push_back(p.op.id);
 }
 
-void GpuExecutor::drive(core::Engine& engine, ExecutionShared& shared) {
+void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
   for (;;) {
     bool progressed = pull_ops(engine, shared);
     progressed |= start_ready(engine, shared);
@@ -223,7 +223,7 @@ void GpuExecutor::drive(core::Engine& engine, ExecutionShared& shared) {
   }
 }
 
-void GpuExecutor::on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op,
+void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
                                   std::uint32_t token) {
   if (!computing_ || op != computing_op_ || token != kernel_.token()) return;  // re-timed since
   time_.advance(engine.now());
@@ -233,7 +233,7 @@ void GpuExecutor::on_compute_done(core::Engine& engine, ExecutionShared& shared,
   drive(engine, shared);
 }
 
-void GpuExecutor::on_comm_delivered(core::Engine& engine, ExecutionShared& shared, std::uint32_t op) {
+void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
   if (shared.comm_overhead > core::SimTime::zero()) {
     engine.send(engine.now() + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{op});
     return;
@@ -241,7 +241,7 @@ void GpuExecutor::on_comm_delivered(core::Engine& engine, ExecutionShared& share
   on_comm_done(engine, shared, op);
 }
 
-void GpuExecutor::on_comm_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op) {
+void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
   const PendingOp& p = pending_[find(op)];
   time_.advance(engine.now());
   if (p.op.stream == Stream::comm) {
@@ -255,7 +255,7 @@ void GpuExecutor::on_comm_done(core::Engine& engine, ExecutionShared& shared, st
   drive(engine, shared);
 }
 
-void GpuExecutor::complete(core::Engine& engine, ExecutionShared& shared, std::uint32_t op) {
+void GpuExecutor::complete(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
   const std::size_t index = find(op);
   const PendingOp& p = pending_[index];
   const std::int64_t start = p.start.ps, end = engine.now().ps, dt = end - start;

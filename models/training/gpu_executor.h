@@ -41,7 +41,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
 #include "models/collective/collective_engine.h"
 #include "models/compute/cost_estimate.h"
 #include "models/training/gpu_stats.h"
@@ -80,14 +80,14 @@ class GpuExecutor {
   GpuExecutor(ProgramSource program, bool record);
 
   // Pull, start and complete whatever can proceed at engine.now().
-  void drive(core::Engine& engine, ExecutionShared& shared);
+  void drive(core::LpContext& engine, ExecutionShared& shared);
   // token: the ComputeDone's; a stale finish (the kernel was re-timed since) is ignored.
-  void on_compute_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op, std::uint32_t token);
+  void on_compute_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op, std::uint32_t token);
   // A communication op's network part finished (collective layer completion).
-  void on_comm_delivered(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
-  void on_comm_done(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  void on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
+  void on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
   // The host has issued what was waiting for it.
-  void on_host_issued(core::Engine& engine, ExecutionShared& shared) {
+  void on_host_issued(core::LpContext& engine, ExecutionShared& shared) {
     wake_scheduled_ = core::SimTime::infinity();
     drive(engine, shared);
   }
@@ -110,17 +110,17 @@ class GpuExecutor {
     CostEstimate cost;          // compute ops
   };
 
-  bool pull_ops(core::Engine& engine, const ExecutionShared& shared);
+  bool pull_ops(core::LpContext& engine, const ExecutionShared& shared);
   bool is_host_sync(const workload::Op& op, const ExecutionShared& shared) const;
   void release_host_sync(core::SimTime now, const ExecutionShared& shared);
   // False (and a wake-up event scheduled) while the host has not issued p.
-  bool issued(core::Engine& engine, const PendingOp& p);
-  bool start_ready(core::Engine& engine, ExecutionShared& shared);
-  void start_compute(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
-  void start_comm(core::Engine& engine, ExecutionShared& shared, PendingOp& p);
-  void complete(core::Engine& engine, ExecutionShared& shared, std::uint32_t op);
+  bool issued(core::LpContext& engine, const PendingOp& p);
+  bool start_ready(core::LpContext& engine, ExecutionShared& shared);
+  void start_compute(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
+  void start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
+  void complete(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
   // A collective started or ended: re-time the running kernel if the rate changed.
-  void retime_compute(core::Engine& engine, const ExecutionShared& shared);
+  void retime_compute(core::LpContext& engine, const ExecutionShared& shared);
   std::size_t find(std::uint32_t op) const;
 
   ProgramSource program_;

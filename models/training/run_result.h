@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/statistics.h"
 #include "models/memory/plan_summary.h"
 
 namespace pf::models::training {
@@ -130,6 +131,9 @@ struct RunResult {
   Uncertainty uncertainty;
   SimulationFigures simulation;
   std::vector<FaultImpact> faults;     // one per fault of the experiment, in order (empty: none)
+  // Figures components published by name (core/statistics.h), merged over
+  // ranks; the report writes each at its key's path.
+  core::Statistics figures;
 
   // This rank's share (the GPUs and links it simulated).
   struct Local {

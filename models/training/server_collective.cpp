@@ -40,7 +40,7 @@ double ServerCollectives::duration_s(std::uint32_t group, workload::Collective o
   throw SimulationError("training: no closed form for this collective inside a server");
 }
 
-void ServerCollectives::arrive(core::Engine& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
+void ServerCollectives::arrive(core::LpContext& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
                                std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead) {
   Waiting& w = waiting_[group];
   if (w.members.empty()) w.seq = seq;

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
 #include "models/collective/algorithm_choice.h"
 #include "models/collective/group_table.h"
 #include "models/training/training_events.h"
@@ -39,7 +39,7 @@ class ServerCollectives {
   // Member `gpu` joins collective `seq` of `group` with its op `op_id`. When
   // the last member joins, every member gets CommDone (its op id)
   // at now + duration + overhead.
-  void arrive(core::Engine& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
+  void arrive(core::LpContext& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
               std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead);
 
  private:

@@ -1,5 +1,7 @@
 #include "models/training/training_model.h"
 
+#include <array>
+
 #include <string>
 
 namespace pf::models::training {
@@ -17,7 +19,7 @@ TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared,
   shared_.records = &records_;
 }
 
-void TrainingModel::seed(core::Engine& engine) {
+void TrainingModel::seed(core::LpContext& engine) {
   for (const GpuExecutor& g : gpus_)
     engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), GpuStart{});
 }
@@ -26,7 +28,7 @@ void TrainingModel::note_finished(const GpuExecutor& gpu, bool was_finished) {
   if (!was_finished && gpu.finished()) --unfinished_;
 }
 
-void TrainingModel::delivered(core::Engine& engine, const collective::Completion& c) {
+void TrainingModel::delivered(core::LpContext& engine, const collective::Completion& c) {
   if (!c.done) return;
   GpuExecutor& g = executor(static_cast<core::LpId>(c.gpu));
   const bool was = g.finished();
@@ -34,7 +36,7 @@ void TrainingModel::delivered(core::Engine& engine, const collective::Completion
   note_finished(g, was);
 }
 
-void TrainingModel::on_event(core::Engine& engine, const core::Event& event) {
+void TrainingModel::on_event(core::LpContext& engine, const core::Event& event) {
   static_assert(TrainingEvents::valid);
   switch (event.kind) {
     case core::kind_of<network::ChunkArrival>: net_.forward(engine, event.as<network::ChunkArrival>()); return;
@@ -61,6 +63,19 @@ void TrainingModel::on_event(core::Engine& engine, const core::Event& event) {
     default: engine.fail("training: unknown event kind " + std::to_string(event.kind)); return;
   }
   note_finished(g, was);
+}
+
+void TrainingModel::publish(core::Statistics& out) const {
+  std::array<std::int64_t, 3> per_stream{};  // workload::Stream: compute, comm, p2p
+  for (const GpuExecutor& g : gpus_)
+    for (int k = 0; k < workload::kOpKindCount; ++k)
+      per_stream[static_cast<std::size_t>(workload::stream_of(static_cast<workload::OpKind>(k)))] +=
+          g.stats().kind_count[static_cast<std::size_t>(k)];
+  using M = core::Statistics::Merge;
+  out.add({"training.compute_ops", "compute ops", "", "compute kernels executed by all GPUs", M::sum}, per_stream[0]);
+  out.add({"training.collective_ops", "collective ops", "", "collective calls completed by all GPUs (one per member)", M::sum},
+          per_stream[1]);
+  out.add({"training.p2p_ops", "p2p ops", "", "pipeline sends and receives completed by all GPUs", M::sum}, per_stream[2]);
 }
 
 }  // namespace pf::models::training

@@ -10,7 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/engine.h"
+#include "core/lp_context.h"
+#include "core/statistics.h"
 #include "models/collective/collective_engine.h"
 #include "models/network/network.h"
 #include "models/training/gpu_executor.h"
@@ -26,16 +27,19 @@ class TrainingModel {
                 const std::vector<bool>& record, int gpu_count);
 
   // Schedules every local GPU's start at time zero.
-  void seed(core::Engine& engine);
-  void on_event(core::Engine& engine, const core::Event& event);
+  void seed(core::LpContext& engine);
+  void on_event(core::LpContext& engine, const core::Event& event);
   bool finished() const { return unfinished_ == 0; }
 
   const std::vector<GpuExecutor>& gpus() const { return gpus_; }
   std::vector<ExecutedOp>& records() { return records_; }
+  // Op counts over this rank's GPUs into the registry (training.compute_ops,
+  // .collective_ops, .p2p_ops; summed over ranks: the same on any rank count).
+  void publish(core::Statistics& out) const;
 
  private:
   GpuExecutor& executor(core::LpId lp) { return gpus_[static_cast<std::size_t>(slot_[lp])]; }
-  void delivered(core::Engine& engine, const collective::Completion& c);
+  void delivered(core::LpContext& engine, const collective::Completion& c);
   void note_finished(const GpuExecutor& gpu, bool was_finished);
 
   network::Network& net_;

@@ -7,15 +7,15 @@
 
 #include <tuple>
 
-#include "models/collective/collective_bench.h"
+#include "io/run/collective_bench.h"
 
 namespace pf {
 namespace {
 
 using models::collective::Algo;
-using models::collective::BenchCase;
-using models::collective::BenchResult;
-using models::collective::CollectiveBench;
+using run::BenchCase;
+using run::BenchResult;
+using run::CollectiveBench;
 using models::collective::Op;
 
 // 6 rail-optimised servers of 4 GPUs in 3 leaf groups: NVLink, leaf, spine
@@ -84,7 +84,7 @@ TEST(CollectiveDeterminismAdaptive, SameResultsAsSequential) {
       sim.partition = models::PartitionStrategy::round_robin;
       sim.sync = sync;
       sim.chunk_bytes = 128 << 10;
-      models::collective::BenchOptions options;
+      run::BenchOptions options;
       if (failed_spine) {
         models::FaultSpec f;
         f.target = models::FaultTarget::switch_vertex;

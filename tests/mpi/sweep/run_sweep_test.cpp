@@ -6,7 +6,7 @@
 #include "io/report/report_json.h"
 #include "io/sweep/ranking.h"
 #include "io/sweep/sweep_runner.h"
-#include "models/training/training_run.h"
+#include "io/run/training_run.h"
 
 namespace pf::sweep {
 namespace {
@@ -66,7 +66,7 @@ TEST(RunSweep, FiguresAreThoseOfTheRunReport) {
   const auto variants = prepared();
   const SweepRunResult sweep = run_sweep(variants, world, SweepRunOptions{});
   const PreparedVariant& tp2 = variants[2];
-  const auto result = models::training::run_training(*tp2.experiment, core::Communicator::self(), {});
+  const auto result = run::run_training(*tp2.experiment, core::Communicator::self(), {});
   const auto report = report::report_json(result, *tp2.experiment, "test", tp2.config_sha256);
   EXPECT_EQ(sweep.rows[2].step_time_ms, report["step_time_ms"].get<double>());
   EXPECT_EQ(sweep.rows[2].tokens_per_s, report["tokens_per_s"].get<double>());

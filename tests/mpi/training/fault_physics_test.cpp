@@ -11,12 +11,15 @@
 
 #include "core/communicator.h"
 #include "io/config/experiment_loader.h"
-#include "models/collective/collective_bench.h"
-#include "models/training/training_run.h"
+#include "io/run/collective_bench.h"
+#include "io/run/training_run.h"
 #include "tests/unit/network/test_cluster.h"
 
 namespace pf::models::training {
 namespace {
+
+using run::RunOptions;
+using run::run_training;
 
 const std::string kExperiment = std::string(PF_SOURCE_ROOT) + "/tests/mpi/training/small-pipeline.yaml";
 
@@ -133,16 +136,16 @@ TEST(FaultPhysics, AFailedSpineAmongKCutsCrossLeafAllToAllByOneOverK) {
   sim.network = models::NetworkMode::packet;
   sim.chunk_bytes = 64 << 10;
   sim.partition = models::PartitionStrategy::block;
-  models::collective::BenchOptions failed_spine;
+  run::BenchOptions failed_spine;
   models::FaultSpec f;
   f.target = models::FaultTarget::switch_vertex;
   f.src = "spine1";
   f.failed = true;
   failed_spine.faults = {f};
-  const models::collective::CollectiveBench healthy(test::server(4, 4), t, sim, core::Communicator::world());
-  const models::collective::CollectiveBench faulted(test::server(4, 4), t, sim, core::Communicator::world(), failed_spine);
+  const run::CollectiveBench healthy(test::server(4, 4), t, sim, core::Communicator::world());
+  const run::CollectiveBench faulted(test::server(4, 4), t, sim, core::Communicator::world(), failed_spine);
   ASSERT_EQ(healthy.graph().count(models::network::VertexKind::spine), 4);
-  const models::collective::BenchCase all_to_all{models::collective::Op::all_to_all,
+  const run::BenchCase all_to_all{models::collective::Op::all_to_all,
                                                  models::collective::Algo::automatic, 64, 64u << 20, 0};
   const double before = healthy.run(all_to_all).time.seconds();
   const double after = faulted.run(all_to_all).time.seconds();

@@ -11,10 +11,13 @@
 #include "core/communicator.h"
 #include "io/config/experiment_loader.h"
 #include "io/simai/simai_reader.h"
-#include "models/training/training_run.h"
+#include "io/run/training_run.h"
 
 namespace pf::models::training {
 namespace {
+
+using run::RunOptions;
+using run::run_training;
 
 const std::string kExperiment = std::string(PF_SOURCE_ROOT) + "/tests/mpi/training/simai.yaml";
 

@@ -9,11 +9,14 @@
 #include "core/communicator.h"
 #include "io/config/experiment_loader.h"
 #include "models/training/kernel_progress.h"
-#include "models/training/training_run.h"
+#include "io/run/training_run.h"
 #include "models/workload/gpu_program.h"
 
 namespace pf::models::training {
 namespace {
+
+using run::RunOptions;
+using run::run_training;
 
 const std::string kExperiment = std::string(PF_SOURCE_ROOT) + "/tests/mpi/training/small-pipeline.yaml";
 
@@ -208,6 +211,34 @@ TEST(TrainingPhysics, ServerCollectivesInClosedFormMatchTheMessageLevelRing) {
   EXPECT_NEAR(a.step_time_s, p.step_time_s, 0.01 * p.step_time_s);
   EXPECT_NEAR(a.collective_exposed_s, p.collective_exposed_s, 0.01 * p.collective_exposed_s);
   EXPECT_LT(a.simulation.events, p.simulation.events);
+}
+
+}  // namespace
+}  // namespace pf::models::training
+
+namespace pf::models::training {
+namespace {
+
+// The registry's model and network figures are sums over every GPU and link,
+// whichever rank simulated them: the same on 1, 2 and 4 ranks as on one, and
+// they count what the run did (a 4-stage pipeline has p2p ops, every GPU
+// runs compute, the packet network carries bytes on its links).
+TEST(TrainingFigures, ModelAndNetworkFiguresDoNotDependOnTheRankCount) {
+  std::vector<std::string> o = {"topology.nodes=2", "parallelism.dp=4", "simulation.network=packet"};
+  const ExperimentSpec e = config::load_experiment(kExperiment, o);
+  const RunResult world = run::run_training(e, core::Communicator::world(), run::RunOptions{});
+  const RunResult self = run::run_training(e, core::Communicator::self(), run::RunOptions{});
+  for (const char* key : {"training.compute_ops", "training.collective_ops", "training.p2p_ops", "network.link_bytes",
+                          "network.link_chunks", "network.peak_link_queue_bytes"}) {
+    const core::Statistics::Figure* a = world.figures.find(key);
+    const core::Statistics::Figure* b = self.figures.find(key);
+    ASSERT_NE(a, nullptr) << key;
+    ASSERT_NE(b, nullptr) << key;
+    EXPECT_EQ(std::get<std::int64_t>(a->value), std::get<std::int64_t>(b->value)) << key;
+    EXPECT_GT(std::get<std::int64_t>(a->value), 0) << key;
+  }
+  // The engine's own figures are per rank: one rank sends nothing remote.
+  EXPECT_EQ(std::get<std::int64_t>(self.figures.find("simulation.remote_events")->value), 0);
 }
 
 }  // namespace

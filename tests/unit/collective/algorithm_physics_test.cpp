@@ -51,7 +51,7 @@ TEST_P(ClosedForm, AllToAllOnANonBlockingSwitch) {
 INSTANTIATE_TEST_SUITE_P(Modes, ClosedForm, ::testing::Values("packet", "analytical"));
 
 // The preset's 4 rail-optimised servers of 8 GPUs (one leaf group).
-models::collective::CollectiveBench rails32(const std::string& mode, std::vector<std::string> more = {}) {
+run::CollectiveBench rails32(const std::string& mode, std::vector<std::string> more = {}) {
   more.push_back("topology.nodes=4");
   more.push_back("simulation.network=" + mode);
   return test::bench(test::preset("a100-sxm-80gb", "rail-optimized", more));

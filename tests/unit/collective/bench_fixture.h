@@ -6,7 +6,7 @@
 
 #include "core/communicator.h"
 #include "io/config/cluster_loader.h"
-#include "models/collective/collective_bench.h"
+#include "io/run/collective_bench.h"
 #include "models/network/routing.h"
 
 namespace pf::test {
@@ -29,16 +29,16 @@ inline config::ClusterSpec preset(const std::string& hardware, const std::string
   return nccl_preset(hardware, topology, all);
 }
 
-inline models::collective::CollectiveBench bench(const config::ClusterSpec& s,
-                                                 models::collective::BenchOptions options = {}) {
+inline run::CollectiveBench bench(const config::ClusterSpec& s,
+                                                 run::BenchOptions options = {}) {
   options.nccl = s.hardware.nccl;
-  return models::collective::CollectiveBench(s.hardware.node, s.topology, s.simulation, core::Communicator::local(),
+  return run::CollectiveBench(s.hardware.node, s.topology, s.simulation, core::Communicator::local(),
                                              options);
 }
 
-inline double run_us(const models::collective::CollectiveBench& b, models::collective::Op op,
+inline double run_us(const run::CollectiveBench& b, models::collective::Op op,
                      models::collective::Algo algo, int gpus, std::uint64_t bytes) {
-  models::collective::BenchCase c;
+  run::BenchCase c;
   c.op = op;
   c.algo = algo;
   c.gpus = gpus;

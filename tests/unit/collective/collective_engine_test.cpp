@@ -53,7 +53,7 @@ class ScriptModel {
     return done_;
   }
 
-  void on_event(core::Engine& engine, const core::Event& event) {
+  void on_event(core::LpContext& engine, const core::Event& event) {
     Completion c;
     switch (event.kind) {
       case core::kind_of<Go>: {

@@ -59,7 +59,7 @@ class TransferRig {
     return delivered_;
   }
 
-  void on_event(core::Engine& engine, const core::Event& event) {
+  void on_event(core::LpContext& engine, const core::Event& event) {
     if (event.kind == core::kind_of<Go>) {
       std::vector<models::network::Message> batch;
       for (std::size_t i = 0; i < transfers_.size(); ++i) {

@@ -26,13 +26,17 @@
 #include "models/network/topology.h"
 #include "models/network/lp_partition.h"
 
-namespace pf::models::collective {
+namespace pf::run {
+
+using models::collective::Algo;
+using models::collective::Op;
+using models::collective::Proto;
 
 struct BenchOptions {
-  network::NvlinkFidelity nvlink = network::NvlinkFidelity::coarse;
+  models::network::NvlinkFidelity nvlink = models::network::NvlinkFidelity::coarse;
   int channels = 0;  // 0 = automatic
-  NcclSpec nccl;     // the hardware's NCCL figures (hardware file `nccl`)
-  std::vector<FaultSpec> faults;  // link and switch faults applied to the cluster (models/network/faults.h)
+  models::NcclSpec nccl;     // the hardware's NCCL figures (hardware file `nccl`)
+  std::vector<models::FaultSpec> faults;  // link and switch faults applied to the cluster (models/network/faults.h)
   // Called now and then with simulated time and events (core::EngineConfig::progress).
   std::function<void(core::SimTime, std::uint64_t)> progress;
 };
@@ -57,12 +61,13 @@ struct BenchResult {
 class CollectiveBench {
  public:
   // Throws pf::ConfigError for a cluster the partitioner or engine refuses.
-  CollectiveBench(const NodeSpec& node, const TopologySpec& topology, const SimulationSpec& simulation,
+  CollectiveBench(const models::NodeSpec& node, const models::TopologySpec& topology,
+                  const models::SimulationSpec& simulation,
                   core::Communicator comm, BenchOptions options = {});
 
-  const network::ClusterGraph& graph() const { return graph_; }
+  const models::network::ClusterGraph& graph() const { return graph_; }
   const partition::RankMapping& mapping() const { return mapping_; }
-  const SimulationSpec& simulation() const { return simulation_; }
+  const models::SimulationSpec& simulation() const { return simulation_; }
 
   // Checks the case (GPU count, algorithm for the op) and names the algorithm
   // it will run; pf::ConfigError on a bad case. Not collective.
@@ -77,11 +82,11 @@ class CollectiveBench {
   };
   Attempt attempt(const BenchCase& c, Algo algo, core::SimTime end) const;
 
-  network::ClusterGraph graph_;
-  SimulationSpec simulation_;
+  models::network::ClusterGraph graph_;
+  models::SimulationSpec simulation_;
   core::Communicator comm_;
   BenchOptions options_;
   partition::RankMapping mapping_;
 };
 
-}  // namespace pf::models::collective
+}  // namespace pf::run

@@ -1,4 +1,4 @@
-#include "models/collective/collective_bench.h"
+#include "io/run/collective_bench.h"
 
 #include <numeric>
 #include <string>
@@ -13,7 +13,29 @@
 #include "models/network/network_lookahead.h"
 #include "models/network/faults.h"
 
-namespace pf::models::collective {
+namespace pf::run {
+
+namespace network = models::network;
+using models::CollectiveModel;
+using models::FaultSpec;
+using models::NodeSpec;
+using models::SimulationSpec;
+using models::TopologySpec;
+using models::collective::all_reduce_estimate;
+using models::collective::BenchModel;
+using models::collective::channel_count;
+using models::collective::choose_algo;
+using models::collective::CollectiveConfig;
+using models::collective::CollectiveEngine;
+using models::collective::Group;
+using models::collective::GroupIndex;
+using models::collective::GroupTable;
+using models::collective::idle_time_s;
+using models::collective::nccl_params;
+using models::collective::NcclParams;
+using models::collective::Request;
+using models::collective::step_cost;
+
 namespace {
 
 std::vector<int> first_gpus(int n) {
@@ -133,4 +155,4 @@ CollectiveBench::Attempt CollectiveBench::attempt(const BenchCase& c, Algo algo,
   return a;
 }
 
-}  // namespace pf::models::collective
+}  // namespace pf::run

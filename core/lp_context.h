@@ -1,0 +1,128 @@
+// What an LP's handler sees of the engine: the simulated clock, its own id,
+// and sending events. Models are written against this class alone:
+//
+//     void Model::on_event(LpContext& engine, const Event& event)
+//     engine.send(at, dst_lp, payload)   // the kind is the payload's type (event_kind.h)
+//     engine.now(), engine.current_lp(), engine.is_local(lp)
+//
+// core::Engine (core/engine.h) derives from it and adds what a handler never
+// touches: the communicator, MPI synchronisation and run(). This class and its
+// .cpp need no MPI, so a library of models links pf_core without MPI; only
+// what constructs and runs an Engine (io/run, the tests) links pf_engine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/engine_stats.h"
+#include "core/error.h"
+#include "core/event.h"
+#include "core/event_kind.h"
+#include "core/lookahead_queue.h"
+
+namespace pf::core {
+
+class LpContext {
+ public:
+  SimTime now() const { return now_; }
+  LpId current_lp() const { return current_lp_; }
+  // The event's kind is kind_of<Payload> (core/event_kind.h): one payload
+  // type per kind of event.
+  template <class Payload>
+  void send(SimTime at, LpId dst, const Payload& payload);
+
+  // Before run(): an LP's first events, sent by the LP to itself. Only the
+  // owning rank may call it, in a deterministic order per LP.
+  template <class Payload>
+  void schedule_initial(SimTime at, LpId lp, const Payload& payload);
+
+  // Stops the run with an error (a model contract broken). The run ends at
+  // the next synchronisation on every rank with this message. Handlers may
+  // also throw pf::Error; the engine turns that into fail().
+  void fail(const std::string& message);
+
+  bool is_local(LpId lp) const { return lp_rank_[lp] == rank_; }
+  int rank() const { return rank_; }
+  int ranks() const { return ranks_; }
+  std::size_t lp_count() const { return lp_rank_.size(); }
+  const EngineStats& local_stats() const { return stats_; }
+
+ protected:
+  // lp_rank[i] is the rank that owns LP i (checked by the engine beforehand).
+  LpContext(int rank, int ranks, std::vector<int> lp_rank);
+  ~LpContext() = default;
+  LpContext(const LpContext&) = delete;
+  LpContext& operator=(const LpContext&) = delete;
+
+  void commit_digest(const Event& event);
+
+  std::vector<int> lp_rank_;
+  int rank_;
+  int ranks_;
+  LookaheadQueue queue_;
+  // Per destination rank: the lookahead of the channel (infinity: none), and
+  // the earliest time a remote event may carry, i.e. what this rank last told
+  // it (window: the window's bound; null message: the last promise). The
+  // engine sets both; every remote send is checked against them.
+  std::vector<SimTime> lookahead_to_;
+  std::vector<SimTime> send_floor_;
+  SimTime now_;
+  LpId current_lp_ = 0;
+  std::vector<std::uint64_t> send_seq_;   // per LP (global ids; only local ones move)
+  std::vector<std::uint64_t> digest_;     // per LP
+  std::vector<std::vector<Event>> outbox_;  // per destination rank; slot 0 is the message header
+  EngineStats stats_;
+
+  // An error found mid-window (a lookahead violation) stops this rank at once
+  // and is raised on every rank at the next synchronisation, so no rank hangs.
+  bool stop_ = false;
+  std::string error_;
+
+ private:
+  void reject_send(SimTime at, LpId dst, const char* why);
+  void send_remote(const Event& event, int dst_rank);
+};
+
+// ---------------------------------------------------------------------------
+
+template <class Payload>
+inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
+  Event event;
+  event.time = at;
+  event.dst = dst;
+  event.src = current_lp_;
+  event.seq = send_seq_[current_lp_]++;
+  event.kind = kind_of<Payload>;
+  event.set(payload);
+  if (at < now_) [[unlikely]] {
+    reject_send(at, dst, "into the past");
+    return;
+  }
+  const int dst_rank = lp_rank_[dst];
+  if (dst_rank == rank_) {
+    queue_.push(event);
+  } else {
+    send_remote(event, dst_rank);
+  }
+}
+
+template <class Payload>
+inline void LpContext::schedule_initial(SimTime at, LpId lp, const Payload& payload) {
+  if (lp >= lp_rank_.size() || !is_local(lp))
+    throw SimulationError("schedule_initial: LP " + std::to_string(lp) + " is not owned by rank " +
+                          std::to_string(rank_));
+  LpId saved = current_lp_;
+  current_lp_ = lp;
+  send(at, lp, payload);
+  current_lp_ = saved;
+}
+
+inline void LpContext::commit_digest(const Event& event) {
+  // splitmix64's finaliser: cheap, and order-sensitive when folded.
+  std::uint64_t x = digest_[event.dst] ^ (static_cast<std::uint64_t>(event.time.ps) * 0x9E3779B97F4A7C15ull + event.src);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  digest_[event.dst] = x ^ (x >> 31);
+}
+
+}  // namespace pf::core

@@ -1,0 +1,103 @@
+#include "models/training/rank_figures.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "core/error.h"
+#include "models/training/fault_impact.h"
+
+namespace pf::models::training {
+
+RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMapping& mapping, int rank,
+                         const TrainingModel& model, const core::EngineStats& engine, double peak_rss_bytes) {
+  RankFigures r;
+  RankFigures::Fixed& f = r.fixed;
+  int shown = 0;
+  for (const GpuExecutor& g : model.gpus()) {
+    const auto gpu = static_cast<std::uint32_t>(g.gpu());
+    // GPUs come in ascending order: strict comparisons keep the lowest id on ties.
+    if (g.stats().end_ps > f.end_ps) {
+      f.end_ps = g.stats().end_ps;
+      f.end_gpu = gpu;
+      f.end_gpu_figures = {g.stats(), g.time().busy_ps(), g.time().exposed_ps(), g.time().comm_ps(),
+                           g.time().p2p_wait_ps(), g.time().host_wait_ps()};
+    }
+    if (g.stats().longest_ps > f.longest.ps) f.longest = {g.stats().longest_ps, gpu, g.stats().longest};
+    if (!g.finished() && shown++ < 8) r.stuck += (r.stuck.empty() ? "" : "; ") + g.stuck_description();
+  }
+  f.engine = engine;
+  f.peak_rss_bytes = peak_rss_bytes;
+  if (!setup.experiment().faults.empty()) r.faults = fault_figures(setup, mapping, rank, model);
+  core::publish(engine, r.figures);
+  setup.network().publish(r.figures);
+  model.publish(r.figures);
+  return r;
+}
+
+// Layout: Fixed, the fault figure count (uint64) and the figures, the
+// registry's length (uint64) and bytes, then the stuck text to the end.
+std::string encode(const RankFigures& figures) {
+  static_assert(std::is_trivially_copyable_v<RankFigures::Fixed>);
+  const std::uint64_t n = figures.faults.size();
+  std::string out(sizeof(RankFigures::Fixed) + sizeof n + n * sizeof(std::int64_t), '\0');
+  std::memcpy(out.data(), &figures.fixed, sizeof(RankFigures::Fixed));
+  std::memcpy(out.data() + sizeof(RankFigures::Fixed), &n, sizeof n);
+  if (n > 0) std::memcpy(out.data() + sizeof(RankFigures::Fixed) + sizeof n, figures.faults.data(), n * sizeof(std::int64_t));
+  const std::string registry = figures.figures.encode();
+  const std::uint64_t length = registry.size();
+  out.append(reinterpret_cast<const char*>(&length), sizeof length);
+  return out + registry + figures.stuck;
+}
+
+RankFigures decode(const std::string& bytes) {
+  RankFigures r;
+  std::uint64_t n = 0;
+  const std::size_t head = sizeof(RankFigures::Fixed) + sizeof n;
+  if (bytes.size() < head) throw SimulationError("training: a rank's figures are truncated");
+  std::memcpy(&r.fixed, bytes.data(), sizeof(RankFigures::Fixed));
+  std::memcpy(&n, bytes.data() + sizeof(RankFigures::Fixed), sizeof n);
+  if (n > (bytes.size() - head) / sizeof(std::int64_t)) throw SimulationError("training: a rank's fault figures are truncated");
+  r.faults.resize(n);
+  if (n > 0) std::memcpy(r.faults.data(), bytes.data() + head, n * sizeof(std::int64_t));
+  std::size_t at = head + n * sizeof(std::int64_t);
+  std::uint64_t length = 0;
+  if (bytes.size() - at < sizeof length) throw SimulationError("training: a rank's figures are truncated");
+  std::memcpy(&length, bytes.data() + at, sizeof length);
+  at += sizeof length;
+  if (bytes.size() - at < length) throw SimulationError("training: a rank's registry is truncated");
+  r.figures = core::Statistics::decode(bytes.substr(at, length));
+  r.stuck = bytes.substr(at + length);
+  return r;
+}
+
+RunResult::Local local_rows(const TrainingSetup& setup, const partition::RankMapping& mapping, int rank,
+                            TrainingModel& model) {
+  RunResult::Local local;
+  const memory::PlanSummary& memory = setup.workload().memory;
+  for (const GpuExecutor& g : model.gpus()) {
+    GpuTotals t;
+    t.gpu = static_cast<std::uint32_t>(g.gpu());
+    t.busy_ps = g.time().busy_ps();
+    t.exposed_comm_ps = g.time().exposed_ps();
+    t.comm_ps = g.time().comm_ps();
+    t.p2p_wait_ps = g.time().p2p_wait_ps();
+    t.end_ps = g.stats().end_ps;
+    const auto stage = static_cast<std::size_t>(setup.layout().coords(g.gpu()).pp);
+    if (stage < memory.pp_stage_memory_gb.size())
+      t.peak_memory_bytes = static_cast<std::uint64_t>(memory.pp_stage_memory_gb[stage] * 1073741824.0);
+    local.gpus.push_back(t);
+  }
+  local.ops = std::move(model.records());
+  const network::Network& net = setup.network();
+  if (net.config().mode != NetworkMode::packet) return local;
+  const network::ClusterGraph& graph = setup.graph();
+  for (int l = 0; l < graph.link_count(); ++l) {
+    const auto src = static_cast<std::size_t>(graph.link(l).src);
+    if (mapping.vertex_rank[src] != rank) continue;
+    const network::LinkCounters& c = net.counters(l);
+    local.links.push_back({static_cast<std::uint32_t>(l), c.busy_ps, c.bytes, c.peak_queue_bytes});
+  }
+  return local;
+}
+
+}  // namespace pf::models::training
