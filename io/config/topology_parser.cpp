@@ -12,7 +12,8 @@ const EnumNames<models::TopologyKind> kKinds{{"rail_optimized", models::Topology
                                               {"single_switch", models::TopologyKind::single_switch}};
 const EnumNames<models::Routing> kRoutings{{"ecmp", models::Routing::ecmp},
                                             {"single_path", models::Routing::single_path},
-                                            {"adaptive", models::Routing::adaptive}};
+                                            {"adaptive", models::Routing::adaptive},
+                                            {"ecmp_multi_qp", models::Routing::ecmp_multi_qp}};
 
 }  // namespace
 
@@ -29,6 +30,8 @@ models::TopologySpec parse_topology(const ConfigNode& node) {
   t.link_latency_us = r.get_double_or("link_latency_us", t.link_latency_us, NumberRange::non_negative());
   t.switch_latency_us = r.get_double_or("switch_latency_us", t.switch_latency_us, NumberRange::non_negative());
   t.routing = r.get_enum_or("routing", t.routing, kRoutings);
+  // 4 bits of a chunk's flow field carry its queue pair (models/network/message.h).
+  t.qps_per_connection = static_cast<int>(r.get_int_or("qps_per_connection", t.qps_per_connection, 1, 16));
   r.finish();
 
   // A pod is a set of whole leaves fully meshed with its spines (a single

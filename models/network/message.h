@@ -39,6 +39,13 @@ inline constexpr std::uint32_t kLastChunk = 1u << 31;
 // message's id at its sender. The destination reassembles them (reassembly.h).
 inline constexpr std::uint32_t kCountChunk = 1u << 30;
 inline constexpr std::uint32_t kChunkFieldMask = kCountChunk - 1;
+// topology.routing: ecmp_multi_qp: multipath chunks as above, but each keeps
+// to the ECMP path of its queue pair, carried in the flow's top 4 bits (the
+// low 28 bits are the message id); the path hashes the connection, (tag.group,
+// tag.channel) as the collective layer opens one per channel, and the queue pair.
+inline constexpr int kQueuePairShift = 28;
+inline constexpr std::uint32_t kMessageIdMask = (1u << kQueuePairShift) - 1;
+inline constexpr int kMaxQueuePairs = 16;
 inline constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 30;
 
 // What a chunk or a delivery carries.

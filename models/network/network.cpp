@@ -14,7 +14,9 @@ Network::Network(const ClusterGraph& g, NetworkConfig config)
     : graph_(g), config_(config), ports_(g) {
   config_.chunk_bytes = std::clamp<std::uint64_t>(config_.chunk_bytes, 1, kMaxChunkBytes);
   adaptive_ = config_.mode == NetworkMode::packet && g.shape().routing == models::Routing::adaptive;
-  if (adaptive_) {
+  if (config_.mode == NetworkMode::packet && g.shape().routing == models::Routing::ecmp_multi_qp)
+    queue_pairs_ = std::clamp(g.shape().qps_per_connection, 1, kMaxQueuePairs);
+  if (adaptive_ || queue_pairs_ > 1) {
     adaptive_piece_ = std::min<std::uint64_t>(config_.chunk_bytes, kChunkFieldMask);
     next_message_id_.assign(static_cast<std::size_t>(g.gpu_count()), 0);
   }
@@ -52,7 +54,7 @@ void Network::arrive_at_destination(core::LpContext& engine, const Link& link, c
   }
   const std::uint32_t count = (chunk.size & kLastChunk) ? chunk.size & kChunkFieldMask : 0;
   core::SimTime complete;
-  if (reassembly_.arrive(chunk.src_gpu, chunk.dst_gpu, chunk.flow, count, s.end + link.latency, complete))
+  if (reassembly_.arrive(chunk.src_gpu, chunk.dst_gpu, message_id(chunk), count, s.end + link.latency, complete))
     engine.send(complete, static_cast<core::LpId>(link.dst), MessageDelivered{chunk});
 }
 
@@ -95,10 +97,14 @@ core::SimTime Network::send_packets(core::LpContext& engine, std::span<const Mes
     if (p.multipath && m.bytes / p.piece >= kChunkFieldMask) {
       // Chunk counts travel in 30 bits (message.h).
       engine.fail("network: a " + std::to_string(m.bytes) + "-byte message is more than 2^30 chunks of " +
-                  std::to_string(p.piece) + " bytes, which adaptive routing cannot count: raise simulation.chunk_bytes");
+                  std::to_string(p.piece) + " bytes, which multipath routing cannot count: raise simulation.chunk_bytes");
       continue;
     }
-    if (p.multipath) p.chunk.flow = next_message_id_[static_cast<std::size_t>(m.src_gpu)]++;
+    if (p.multipath) {
+      std::uint32_t& id = next_message_id_[static_cast<std::size_t>(m.src_gpu)];
+      p.chunk.flow = queue_pairs_ > 1 ? id & kMessageIdMask : id;
+      ++id;
+    }
     pending_.push_back(p);
   }
   // Round-robin over the messages, one chunk each per round. A zero-byte
@@ -117,6 +123,10 @@ core::SimTime Network::send_packets(core::LpContext& engine, std::span<const Mes
       const bool counted_last = p.multipath && p.chunks == 0 && p.total >= 2;
       p.chunk.size = counted_last ? static_cast<std::uint32_t>(p.total) | kCountChunk | kLastChunk
                                   : static_cast<std::uint32_t>(bytes) | (p.chunks == 0 ? kLastChunk : 0u);
+      if (p.multipath && queue_pairs_ > 1) {  // chunk i on queue pair i mod Q
+        const auto qp = static_cast<std::uint32_t>((p.total - 1 - p.chunks) % static_cast<std::uint64_t>(queue_pairs_));
+        p.chunk.flow = (p.chunk.flow & kMessageIdMask) | (qp << kQueuePairShift);
+      }
       port_free = std::max(port_free, pass(engine, p.first, p.ready, p.chunk).end);
       more = more || p.chunks > 0;
     }
@@ -153,9 +163,10 @@ core::SimTime Network::send_analytical(core::LpContext& engine, std::span<const 
 void Network::forward(core::LpContext& engine, const ChunkArrival& arrival) {
   const ChunkPayload& chunk = arrival.chunk;
   const auto at = static_cast<VertexId>(engine.current_lp());
-  const LinkId l =
-      multipath(chunk) ? adaptive_next_link(graph_, ports_, at, chunk.src_gpu, chunk.dst_gpu, engine.now())
-                       : next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, chunk.flow);
+  LinkId l;
+  if (!multipath(chunk)) l = next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, chunk.flow);
+  else if (adaptive_) l = adaptive_next_link(graph_, ports_, at, chunk.src_gpu, chunk.dst_gpu, engine.now());
+  else l = next_link(graph_, at, chunk.src_gpu, chunk.dst_gpu, queue_pair_flow(chunk));
   if (l == kNoLink) {
     engine.fail("network: a chunk from GPU " + std::to_string(chunk.src_gpu) + " to GPU " +
                 std::to_string(chunk.dst_gpu) + " reached vertex " + std::to_string(at) + ", which is off its path");

@@ -27,6 +27,14 @@
 // (adaptive_routing.h), so a message's chunks may overtake each other; its
 // destination port counts them and delivers the message at the latest
 // arrival (reassembly.h).
+//
+// topology.routing: ecmp_multi_qp with qps_per_connection Q > 1 (packet
+// mode, messages between servers): a message's chunks go round-robin over the
+// connection's Q queue pairs, each hashed onto its own equal-cost path, as
+// NCCL's IB transport posts successive sends on its QPs in turn
+// (NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS=0, the defaults 1
+// and 0 in src/transport/net_ib.cc); chunks of different QPs may overtake each
+// other and are reassembled like adaptive routing's. Q = 1 is plain ecmp.
 #pragma once
 
 #include <cstdint>
@@ -83,7 +91,7 @@ class Network {
     std::uint64_t piece = 0;   // chunk size for this message
     std::uint64_t chunks = 0;  // chunks not yet sent
     std::uint64_t total = 0;   // chunks in all
-    bool multipath = false;    // adaptive routing: chunks counted at the destination
+    bool multipath = false;    // adaptive routing or multi-QP: chunks counted at the destination
   };
 
   core::SimTime send_packets(core::LpContext& engine, std::span<const Message> messages);
@@ -92,10 +100,17 @@ class Network {
   // Puts one chunk on link l and schedules what happens at its far end.
   LinkPorts::Slot pass(core::LpContext& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk);
   std::uint64_t piece_bytes(const Message& m) const;
-  // Adaptive routing between servers: chunks take their own paths.
+  // Adaptive routing or several queue pairs between servers: chunks take their own paths.
   bool multipath(const ChunkPayload& c) const {
-    return adaptive_ && graph_.node_of_gpu(c.src_gpu) != graph_.node_of_gpu(c.dst_gpu);
+    return (adaptive_ || queue_pairs_ > 1) && graph_.node_of_gpu(c.src_gpu) != graph_.node_of_gpu(c.dst_gpu);
   }
+  // The ECMP flow a multi-QP chunk hashes: its connection and queue pair.
+  static std::uint64_t queue_pair_flow(const ChunkPayload& c) {
+    const std::uint64_t connection = (static_cast<std::uint64_t>(c.tag.group) << 8) | c.tag.channel;
+    return (connection << 4 | (c.flow >> kQueuePairShift)) * 0x9E3779B97F4A7C15ull;
+  }
+  // The message id reassembly counts a multipath chunk under.
+  std::uint32_t message_id(const ChunkPayload& c) const { return queue_pairs_ > 1 ? c.flow & kMessageIdMask : c.flow; }
   // Bytes a chunk carries on the wire.
   std::uint64_t chunk_bytes(const ChunkPayload& c) const {
     return (c.size & kCountChunk) && multipath(c) ? adaptive_piece_ : c.size & ~kLastChunk;
@@ -108,8 +123,9 @@ class Network {
   LinkPorts ports_;
   std::vector<Pending> pending_;
   bool adaptive_ = false;             // packet mode with topology.routing: adaptive
+  int queue_pairs_ = 1;               // packet mode with topology.routing: ecmp_multi_qp
   std::uint64_t adaptive_piece_ = 0;  // chunk size of multipath messages (< kCountChunk)
-  std::vector<std::uint32_t> next_message_id_;  // per sending GPU (adaptive only)
+  std::vector<std::uint32_t> next_message_id_;  // per sending GPU (multipath only)
   Reassembly reassembly_;
 };
 

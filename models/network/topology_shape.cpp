@@ -91,6 +91,7 @@ ClusterShape make_shape(const models::NodeSpec& node, const models::TopologySpec
   ClusterShape s;
   s.kind = topo.kind;
   s.routing = topo.routing;
+  s.qps_per_connection = topo.qps_per_connection;
   s.nodes = topo.nodes;
   s.gpus_per_node = node.gpus_per_node;
   s.nics_per_node = node.nics_per_node;

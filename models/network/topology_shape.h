@@ -29,6 +29,7 @@ namespace pf::models::network {
 struct ClusterShape {
   models::TopologyKind kind = models::TopologyKind::single_switch;
   models::Routing routing = models::Routing::ecmp;
+  int qps_per_connection = 1;  // ecmp_multi_qp: hashed sub-flows per connection
 
   int nodes = 1;
   int gpus_per_node = 1;

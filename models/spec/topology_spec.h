@@ -5,7 +5,7 @@
 namespace pf::models {
 
 enum class TopologyKind { single_switch, fat_tree, rail_optimized };
-enum class Routing { ecmp, single_path, adaptive };
+enum class Routing { ecmp, single_path, adaptive, ecmp_multi_qp };
 
 struct TopologySpec {
   TopologyKind kind = TopologyKind::single_switch;
@@ -17,6 +17,9 @@ struct TopologySpec {
   double link_latency_us = 0.5;         // per cable
   double switch_latency_us = 0.6;       // per switch traversal
   Routing routing = Routing::ecmp;
+  // ecmp_multi_qp: queue pairs per connection, each hashed onto its own path
+  // (NCCL_IB_QPS_PER_CONNECTION, default 1 in NCCL's src/transport/net_ib.cc).
+  int qps_per_connection = 1;
 };
 
 }  // namespace pf::models

@@ -183,6 +183,12 @@ TEST(ConfigTopologyParser, ReadsKeysAndChecksRatios) {
             "(did you mean 'fat_tree'?)");
   EXPECT_EQ(config_error([] { topology("kind: fat_tree\nnodes: 4\nswitch_latency_us: -0.1\n"); }),
             "t.yaml:3: topology.switch_latency_us: expected a number >= 0, found '-0.1'");
+  const models::TopologySpec q = topology("kind: fat_tree\nnodes: 8\nrouting: ecmp_multi_qp\nqps_per_connection: 16\n");
+  EXPECT_EQ(q.routing, models::Routing::ecmp_multi_qp);
+  EXPECT_EQ(q.qps_per_connection, 16);
+  EXPECT_EQ(t.qps_per_connection, 1);  // NCCL's default
+  EXPECT_EQ(config_error([] { topology("kind: fat_tree\nnodes: 8\nrouting: ecmp_multi_qp\nqps_per_connection: 17\n"); }),
+            "t.yaml:4: topology.qps_per_connection: expected an integer in [1, 16], found '17'");
 }
 
 TEST(ConfigTrainingParser, RequiresBatchAndSequence) {
