@@ -51,6 +51,7 @@
 #include <chrono>
 #include <concepts>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -8,7 +8,6 @@
 #include <functional>
 #include <vector>
 
-#include "core/lookahead_queue.h"  // kMaxLookaheadClasses
 #include "core/sim_time.h"
 
 namespace pf::core {
