@@ -87,6 +87,13 @@ void Engine::configure_lookahead_classes() {
   queue_.configure(std::move(c.class_of), std::move(c.lookahead));
 }
 
+void Engine::observe(WindowProjections* projections) {
+  if (ranks_ > 1 && projections != nullptr)
+    throw ConfigError("engine: projecting other rank counts' windows needs a one-rank run, found " +
+                      std::to_string(ranks_) + " ranks");
+  observer_ = projections;
+}
+
 void Engine::check_end_is_reachable(bool model_reports_finished) const {
   // Null messages carry clocks forward one lookahead at a time; with no end
   // they would do so forever once every queue is empty (CMB has no quiescence

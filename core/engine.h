@@ -48,6 +48,7 @@
 // events remain.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <concepts>
 #include <functional>
@@ -88,7 +89,15 @@ class Engine : public LpContext {
   template <class Model>
   void run(Model& model);
 
+  // A one-rank run replays other rank counts' windows into `projections`
+  // (core/window_projection.h); call before the model schedules its first
+  // events. Throws ConfigError on more than one rank (the replay needs every
+  // event in one queue).
+  void observe(WindowProjections* projections);
+
   // ---- results ----
+  // EngineConfig::record_windows: this rank's windows, in order.
+  const std::vector<WindowRecord>& windows() const { return windows_; }
   const EngineConfig& config() const { return config_; }
   EngineStats global_stats() const;           // collective
   // Order-sensitive hash of every committed (LP, time, source), combined over
@@ -121,9 +130,12 @@ class Engine : public LpContext {
   [[noreturn]] void fail_collectively();
   template <class Model>
   void guarded_process(Model& model, SimTime bound);
+  template <class Model>
+  void run_recorded_windows(Model& model);
 
   Communicator comm_;
   EngineConfig config_;
+  std::vector<WindowRecord> windows_;
 
   struct SyncStateDeleter { void operator()(SyncState*) const; };
   std::unique_ptr<SyncState, SyncStateDeleter> sync_;
@@ -139,6 +151,7 @@ inline void Engine::process_until(Model& model, SimTime bound) {
     now_ = event.time;
     current_lp_ = event.dst;
     commit_digest(event);
+    if (observer_) [[unlikely]] observer_->committing(event);
     if ((++stats_.committed_events & (kProgressEvents - 1)) == 0 && config_.progress) [[unlikely]]
       config_.progress(now_, stats_.committed_events);
     model.on_event(*this, event);
@@ -172,6 +185,32 @@ bool Engine::model_finished(const Model& model) {
   return false;
 }
 
+// The window loop, timing each window's work and synchronisation.
+template <class Model>
+void Engine::run_recorded_windows(Model& model) {
+  using Clock = std::chrono::steady_clock;
+  const auto ns = [](Clock::duration d) {
+    return static_cast<std::uint32_t>(std::min<std::int64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(), 0xFFFFFFFF));
+  };
+  SimTime bound = next_window_bound();
+  while (bound > SimTime::zero()) {
+    const EngineStats before = stats_;
+    const auto start = Clock::now();
+    guarded_process(model, bound);
+    const auto worked = Clock::now();
+    const std::uint64_t remote = stats_.remote_events - before.remote_events;
+    bound = next_window_bound();
+    WindowRecord w;
+    w.events = static_cast<std::uint32_t>(stats_.committed_events - before.committed_events);
+    w.remote_events = static_cast<std::uint32_t>(remote);
+    w.messages = static_cast<std::uint32_t>(stats_.messages - before.messages);
+    w.busy_ns = ns(worked - start);
+    w.sync_ns = ns(Clock::now() - worked);
+    windows_.push_back(w);
+  }
+}
+
 template <class Model>
 void Engine::run(Model& model) {
   check_end_is_reachable(ReportsFinished<Model>);
@@ -179,6 +218,8 @@ void Engine::run(Model& model) {
   if (ranks() == 1) {
     guarded_process(model, config_.end);
     raise_pending_error();
+  } else if (config_.sync == Sync::window && config_.record_windows) {
+    run_recorded_windows(model);
   } else if (config_.sync == Sync::window) {
     for (SimTime bound = next_window_bound(); bound > SimTime::zero(); bound = next_window_bound())
       guarded_process(model, bound);

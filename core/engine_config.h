@@ -32,6 +32,9 @@ struct EngineConfig {
   // The model vouches for the values; a remote send that breaks the promise
   // made from them is reported as a lookahead violation, never run.
   std::vector<SimTime> lp_lookahead;
+  // Window mode on more than one rank: keep one WindowRecord per window
+  // (Engine::windows(); 20 bytes each).
+  bool record_windows = false;
   // Called on this rank every kProgressEvents committed events with the local
   // simulated time and committed count (for a progress line; may be empty).
   std::function<void(SimTime now, std::uint64_t committed)> progress;

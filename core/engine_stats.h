@@ -20,6 +20,16 @@ struct EngineStats {
   double wall_s = 0;                   // run() wall-clock time (max over ranks)
 };
 
+// One window of a window-mode run on one rank (EngineConfig::record_windows):
+// what it committed and sent, and where its time went.
+struct WindowRecord {
+  std::uint32_t events = 0;        // committed in the window
+  std::uint32_t remote_events = 0; // sent to LPs on other ranks
+  std::uint32_t messages = 0;      // MPI messages posted at its end (one per destination rank)
+  std::uint32_t busy_ns = 0;       // wall time committing its events
+  std::uint32_t sync_ns = 0;       // wall time in the synchronisation after it (waiting included)
+};
+
 // Every rank's figures as one: counts summed, windows (the same rounds seen by
 // every rank) and wall time the largest. Pure, so a runner may gather the
 // per-rank figures however it likes and every rank gets the same answer.

@@ -19,6 +19,7 @@
 #include "core/event.h"
 #include "core/event_kind.h"
 #include "core/lookahead_queue.h"
+#include "core/window_projection.h"
 
 namespace pf::core {
 
@@ -72,6 +73,9 @@ class LpContext {
   std::vector<std::uint64_t> digest_;     // per LP
   std::vector<std::vector<Event>> outbox_;  // per destination rank; slot 0 is the message header
   EngineStats stats_;
+  // Set on a one-rank run that projects other rank counts' windows
+  // (Engine::observe); null otherwise, which costs a predictable branch.
+  WindowProjections* observer_ = nullptr;
 
   // An error found mid-window (a lookahead violation) stops this rank at once
   // and is raised on every rank at the next synchronisation, so no rank hangs.
@@ -101,6 +105,7 @@ inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
   const int dst_rank = lp_rank_[dst];
   if (dst_rank == rank_) {
     queue_.push(event);
+    if (observer_) [[unlikely]] observer_->pushed(event);
   } else {
     send_remote(event, dst_rank);
   }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace pf::cli {
@@ -29,10 +30,15 @@ void ProgressLine::finish() {
 
 std::function<void(core::SimTime, std::uint64_t)> ProgressLine::callback() {
   if (!enabled()) return {};
-  return [this](core::SimTime now, std::uint64_t committed) { draw(now, committed); };
+  return [this](core::SimTime now, std::uint64_t committed) { draw(now, committed, -1); };
 }
 
-void ProgressLine::draw(core::SimTime now, std::uint64_t committed) {
+std::function<void(core::SimTime, std::uint64_t, double)> ProgressLine::callback_with_fraction() {
+  if (!enabled()) return {};
+  return [this](core::SimTime now, std::uint64_t committed, double fraction) { draw(now, committed, fraction); };
+}
+
+void ProgressLine::draw(core::SimTime now, std::uint64_t committed, double fraction) {
   const auto t = std::chrono::steady_clock::now();
   if (t - last_draw_ < interval_) return;
   last_draw_ = t;
@@ -41,12 +47,14 @@ void ProgressLine::draw(core::SimTime now, std::uint64_t committed) {
   // A terminal line is redrawn in place; a log gets one complete line each time.
   const char* lead = style_ == ProgressStyle::redraw ? "\r" : "";
   const char* tail = style_ == ProgressStyle::redraw ? "   " : "\n";
-  if (end_.is_infinite() || end_ <= core::SimTime::zero()) {
+  if (fraction < 0 && !end_.is_infinite() && end_ > core::SimTime::zero()) fraction = now.us() / end_.us();
+  // Below 0.1 % the rate of progress is not yet a basis for an estimate.
+  if (fraction < 0.001) {
     std::fprintf(stderr, "%s[preflight] t=%.3f us  %.2f M events/s  %.0f s elapsed%s", lead, now.us(), rate / 1e6,
                  elapsed, tail);
   } else {
-    const double done = now.us() / end_.us();
-    const double eta = done > 0 ? elapsed * (1 - done) / done : 0;
+    const double done = std::min(fraction, 1.0);
+    const double eta = elapsed * (1 - done) / done;
     std::fprintf(stderr, "%s[preflight] t=%.3f us (%4.1f%%)  %.2f M events/s  ETA %.0f s%s", lead, now.us(),
                  100 * done, rate / 1e6, eta, tail);
   }

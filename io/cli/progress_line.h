@@ -22,10 +22,14 @@ class ProgressLine {
   ~ProgressLine() { finish(); }
   void finish();  // ends the line if anything was drawn
   std::function<void(core::SimTime, std::uint64_t)> callback();
+  // For runs whose end is unknown in simulated time but whose model says how
+  // far it has got (0..1): the line shows that percentage and an ETA from it.
+  std::function<void(core::SimTime, std::uint64_t, double)> callback_with_fraction();
   bool enabled() const { return style_ != ProgressStyle::off; }
 
  private:
-  void draw(core::SimTime now, std::uint64_t committed);
+  // fraction < 0: unknown (from the end time if there is one).
+  void draw(core::SimTime now, std::uint64_t committed, double fraction);
 
   ProgressStyle style_;
   core::SimTime end_;

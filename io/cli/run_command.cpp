@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "io/cli/output_files.h"
 #include "io/cli/command.h"
+#include "io/cli/profile_output.h"
 #include "io/cli/progress_line.h"
 #include "io/config/experiment_loader.h"
 #include "io/report/fault_report.h"
@@ -40,6 +41,10 @@ struct RunCommandOptions {
   bool baseline = false;
   bool quiet = false;
   double progress_every_s = 0;
+  std::string profile_path;
+  std::vector<int> profile_ranks{2, 4, 8, 64, 512, 4096};
+  double sync_latency_us = 0;
+  double event_ns = 0;
 };
 
 timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e, const models::ParallelismSpec& par) {
@@ -57,7 +62,7 @@ models::training::RunResult run_baseline(const models::ExperimentSpec& e, const 
   healthy.faults.clear();
   run::RunOptions options;
   ProgressLine progress(style, core::SimTime::infinity(), ctx.ranks, o.progress_every_s);
-  if (progress.enabled()) options.progress = progress.callback();
+  if (progress.enabled()) options.progress = progress.callback_with_fraction();
   if (ctx.is_root() && !o.quiet) std::fprintf(stderr, "preflight: --baseline: simulating without faults\n");
   models::training::RunResult r = run::run_training(healthy, work, world, options);
   progress.finish();
@@ -81,6 +86,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   const std::string extra_report = same_output_path(o.report_json, report_path) ? "" : o.report_json;
   std::vector<OutputFile> outputs{{report_path, "output.dir"}, {extra_report, "--report-json"}};
   if (timeline_on) outputs.push_back({(std::filesystem::path(e.output.dir) / "timeline.h5").string(), "output.dir"});
+  outputs.push_back({o.profile_path, "--profile-parallelism"});
   run_on_root_agreed(world, [&] { probe_output_files(outputs); });
 
   const models::training::TrainingWorkload work = io::experiment_workload(e);
@@ -92,10 +98,24 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   }
   const ProgressStyle style = progress_style(ctx.is_root(), o.quiet, o.progress_every_s);
   ProgressLine progress(style, core::SimTime::infinity(), ctx.ranks, o.progress_every_s);
-  if (progress.enabled()) options.progress = progress.callback();
+  if (progress.enabled()) options.progress = progress.callback_with_fraction();
+  run::ParallelismProfile profile;
+  if (!o.profile_path.empty()) {
+    options.profile = &profile;
+    options.profile_ranks = o.profile_ranks;
+    profile.measured_event_s = o.event_ns * 1e-9;
+  }
 
   models::training::RunResult result = run::run_training(e, work, world, options);
   progress.finish();
+  if (!o.profile_path.empty()) {
+    const run::SyncCostModel sync{o.sync_latency_us};
+    run_on_root_agreed(world, [&] {
+      write_profile_file(o.profile_path, profile, sync, PREFLIGHT_VERSION);
+      if (!o.quiet) std::fprintf(stderr, "%spreflight: wrote %s\n", run::profile_text(profile, sync).c_str(),
+                                 o.profile_path.c_str());
+    });
+  }
 
   nlohmann::ordered_json report = report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
   if (o.baseline) report::add_fault_baseline(report, run_baseline(e, work, world, style, ctx, o));
@@ -151,6 +171,21 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--progress-every", options->progress_every_s,
                   "when stderr is not a terminal (a batch log): a progress line every SECONDS")
       ->check(CLI::Range(0.001, 86400.0));
+  cmd->add_option("--profile-parallelism", options->profile_path,
+                  "write how parallel the run is to this HDF5 file: every window per rank, or on one rank the "
+                  "projected speed-up on --profile-ranks ranks");
+  cmd->add_option("--profile-ranks", options->profile_ranks,
+                  "rank counts to project from a one-rank --profile-parallelism run (default 2,4,8,64,512,4096)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--sync-latency-us", options->sync_latency_us,
+                  "the projection's MPI small-message latency, microseconds (default: the osu_latency "
+                  "InfiniBand table's 1.18)")
+      ->check(CLI::Range(0.001, 1e6));
+  cmd->add_option("--profile-event-ns", options->event_ns,
+                  "the projection's cost per event, nanoseconds, as a plain run measured it (simulation.wall_s / "
+                  "events; default: estimated from this run)")
+      ->check(CLI::Range(0.001, 1e9));
   cmd->callback([options, &ctx] { run_run(*options, ctx); });
 }
 

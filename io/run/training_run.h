@@ -18,6 +18,7 @@
 
 #include "core/communicator.h"
 #include "core/sim_time.h"
+#include "io/run/parallelism_profile.h"
 #include "models/spec/experiment_spec.h"
 #include "models/training/run_result.h"
 #include "models/training/training_workload.h"
@@ -26,8 +27,15 @@ namespace pf::run {
 
 struct RunOptions {
   std::vector<bool> record;  // per GPU: keep its ops as timeline rows (empty: none)
-  // Engine progress (rank-local simulated time and committed events).
-  std::function<void(core::SimTime, std::uint64_t)> progress;
+  // Engine progress: rank-local simulated time, committed events, and the
+  // fraction of the iteration this rank's GPUs have reached (0..1,
+  // TrainingModel::progress()).
+  std::function<void(core::SimTime, std::uint64_t, double)> progress;
+  // Non-null: filled with the run's parallelism profile. On one rank the
+  // windows of each of `profile_ranks` ranks are replayed; on more (window
+  // synchronisation only) every window is recorded.
+  ParallelismProfile* profile = nullptr;
+  std::vector<int> profile_ranks;
 };
 
 models::training::RunResult run_training(const models::ExperimentSpec& experiment,

@@ -93,6 +93,7 @@ class GpuExecutor {
   }
 
   int gpu() const { return program_.gpu(); }
+  double progress() const { return program_.progress(); }  // of its program's issue, 0..1
   bool finished() const { return exhausted_ && pending_.empty(); }
   // Why an unfinished GPU is stuck (for the deadlock error).
   std::string stuck_description() const;

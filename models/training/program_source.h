@@ -18,6 +18,9 @@ class ProgramSource {
   bool next(workload::Op& op) {
     return std::visit([&op](auto& p) { return p.next(op); }, program_);
   }
+  double progress() const {
+    return std::visit([](const auto& p) { return p.progress(); }, program_);
+  }
   int gpu() const {
     return std::visit([](const auto& p) { return p.gpu(); }, program_);
   }

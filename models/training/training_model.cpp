@@ -65,6 +65,13 @@ void TrainingModel::on_event(core::LpContext& engine, const core::Event& event) 
   note_finished(g, was);
 }
 
+double TrainingModel::progress() const {
+  if (gpus_.empty()) return 1;
+  double sum = 0;
+  for (const GpuExecutor& g : gpus_) sum += g.progress();
+  return sum / static_cast<double>(gpus_.size());
+}
+
 void TrainingModel::publish(core::Statistics& out) const {
   std::array<std::int64_t, 3> per_stream{};  // workload::Stream: compute, comm, p2p
   for (const GpuExecutor& g : gpus_)

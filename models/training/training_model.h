@@ -30,6 +30,8 @@ class TrainingModel {
   void seed(core::LpContext& engine);
   void on_event(core::LpContext& engine, const core::Event& event);
   bool finished() const { return unfinished_ == 0; }
+  // The local GPUs' mean program progress, 0..1 (for the progress line's ETA).
+  double progress() const;
 
   const std::vector<GpuExecutor>& gpus() const { return gpus_; }
   std::vector<ExecutedOp>& records() { return records_; }

@@ -38,6 +38,14 @@ GpuProgram::GpuProgram(const WorkloadPlan& plan, int gpu)
   for (auto& slot : param_ids_) slot.fill(kNoOp);
 }
 
+double GpuProgram::progress() const {
+  if (section_ == Section::done) return 1;
+  const double steps = schedule_.steps() + 1;
+  if (section_ == Section::epilogue) return (steps - 1) / steps;
+  const double within = in_step_ && unit_count_ > 0 ? static_cast<double>(unit_index_) / unit_count_ : 0;
+  return (step_index_ + within) / steps;
+}
+
 bool GpuProgram::next(Op& op) {
   for (;;) {
     if (pop_reduce(op) || pop_gather(op)) return true;

@@ -44,6 +44,11 @@ class GpuProgram {
   int gpu() const { return gpu_; }
   const Coords& coords() const { return coords_; }
   std::uint32_t ops_issued() const { return next_id_; }
+  // How far through its iteration the program has issued, 0..1: schedule
+  // steps done (the current one by its units), the epilogue counted as one
+  // more step. For progress lines; ops are issued a bounded distance ahead of
+  // their execution, so this tracks the simulation.
+  double progress() const;
 
  private:
   struct StepUnit {

@@ -62,6 +62,12 @@ SimaiProgram::SimaiProgram(const SimaiWorkload& w, const RankLayout& layout, int
   seg_.microbatch = 0;  // MICRO files: one micro-batch
 }
 
+double SimaiProgram::progress() const {
+  if (done_) return 1;
+  const int segments = schedule_.segments();
+  return segments > 0 ? static_cast<double>(segment_) / (segments + 1) : 0;
+}
+
 bool SimaiProgram::next(Op& op) {
   while (!done_) {
     const bool emitted = w_->policy == SimaiPolicy::micro ? emit_micro(op) : emit_segment(op);

@@ -39,6 +39,8 @@ class SimaiProgram {
 
   bool next(Op& op);
   int gpu() const { return gpu_; }
+  // Segments issued over segments, 0..1 (as GpuProgram::progress()).
+  double progress() const;
 
  private:
   bool emit_micro(Op& op);

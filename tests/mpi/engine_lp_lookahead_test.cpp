@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/engine.h"
+#include "host_router_model.h"
 
 namespace pf {
 namespace {
@@ -21,64 +22,7 @@ using core::LpId;
 using core::SimTime;
 using core::Sync;
 
-std::uint32_t mix(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t x = a * 2654435761u ^ (b + 0x9E3779B9u + (a << 6) + (a >> 2));
-  x ^= x >> 15;
-  x *= 0x2C1B3C6Du;
-  return x ^ (x >> 12);
-}
-
-// Routers 0..R-1 forward packets to each other and to their hosts (kHop each);
-// hosts R.. compute (self events) and now and then send a packet for a random
-// host to their router, `host_link` later. Hosts live on their router's rank.
-struct HostRouterModel {
-  static constexpr std::uint32_t kRouters = 8, kHostsPerRouter = 6;
-  SimTime hop = SimTime::from_ns(100);
-  SimTime host_link = SimTime::from_ns(2000);  // what the host really takes to reach its router
-  std::vector<std::uint32_t> count = std::vector<std::uint32_t>(lps(), 0);
-
-  struct Packet {
-    LpId to_host;
-  };
-  struct Compute {};  // a host's kernel ends
-
-  static std::uint32_t lps() { return kRouters * (1 + kHostsPerRouter); }
-  static LpId router_of(LpId host) { return (host - kRouters) / kHostsPerRouter; }
-  static bool is_router(LpId lp) { return lp < kRouters; }
-
-  static std::vector<int> mapping(int ranks) {
-    std::vector<int> owner(lps());
-    for (LpId lp = 0; lp < lps(); ++lp)
-      owner[lp] = static_cast<int>((is_router(lp) ? lp : router_of(lp)) * static_cast<std::uint32_t>(ranks) / kRouters);
-    return owner;
-  }
-  // What the model honours: routers may send to another rank after one hop;
-  // a host's events reach another rank at the soonest via its router.
-  std::vector<SimTime> lp_lookahead(SimTime host_declared) const {
-    std::vector<SimTime> l(lps());
-    for (LpId lp = 0; lp < lps(); ++lp) l[lp] = is_router(lp) ? hop : host_declared + hop;
-    return l;
-  }
-
-  void on_event(Engine& engine, const core::Event& event) {
-    const LpId lp = event.dst;
-    const std::uint32_t n = ++count[lp];
-    const SimTime jitter = SimTime::from_ns(mix(lp, n) % 300);
-    if (is_router(lp)) {
-      const LpId to_host = event.as<Packet>().to_host;
-      const LpId next = router_of(to_host) == lp ? to_host : router_of(to_host);
-      engine.send(engine.now() + hop + jitter, next, Packet{to_host});
-      return;
-    }
-    if (event.kind == core::kind_of<Packet>) return;  // delivered: the commit itself is what the digest records
-    // Compute for 1..5 us; one kernel in eight ends by sending a packet.
-    engine.send(engine.now() + SimTime::from_ns(1000 + mix(n, lp) % 4000), lp, Compute{});
-    if (mix(lp, n * 3) % 8 == 0) {
-      const LpId to_host = kRouters + mix(n, lp * 7) % (kRouters * kHostsPerRouter);
-      engine.send(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
-    }
-  }
-};
+using testing::HostRouterModel;
 
 struct Outcome {
   std::uint64_t events, digest, windows;

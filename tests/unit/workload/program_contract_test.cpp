@@ -69,6 +69,31 @@ TEST(ProgramContract, IdsCountUpAndDependenciesPointBackwards) {
   }
 }
 
+// progress() climbs from 0 to 1 as the program is issued, never backwards,
+// and reaches 1 only when the last op has been issued (the progress line's ETA).
+TEST(ProgramContract, ProgressClimbsFromZeroToOne) {
+  for (const Config& c : configs()) {
+    WorkloadPlan plan = testing::make_plan(c);
+    for (int g = 0; g < plan.world_size(); ++g) {
+      GpuProgram p(plan, g);
+      EXPECT_EQ(p.progress(), 0.0) << c.name();
+      double last = 0;
+      int below_half = 0, ops = 0;
+      for (Op op; p.next(op);) {
+        ASSERT_GE(p.progress(), last) << c.name() << " gpu " << g << " op " << op.id;
+        last = p.progress();
+        ++ops;
+        if (last < 0.5) ++below_half;
+        if (last >= 1.0) ADD_FAILURE() << c.name() << ": 1 before the end";
+      }
+      EXPECT_EQ(p.progress(), 1.0) << c.name();
+      // Not all at one end: a real share of the ops is issued in each half.
+      EXPECT_GT(below_half, ops / 10) << c.name();
+      EXPECT_LT(below_half, ops - ops / 10) << c.name();
+    }
+  }
+}
+
 // Every member of a group issues the same collectives (kind, size) in the same
 // order, numbered 0, 1, 2, ... per group.
 TEST(ProgramContract, CollectivesMatchAcrossGroupMembers) {

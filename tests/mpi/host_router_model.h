@@ -1,0 +1,75 @@
+// The host/router test model of engine_lp_lookahead_test.cpp, shared with
+// engine_window_projection_test.cpp: routers forward packets between each
+// other and to their hosts; hosts compute (self events) and now and then send
+// a packet through their router. Hosts reach other ranks only through their
+// router, as GPUs reach other ranks only through NICs and switches.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/engine.h"
+
+namespace pf::testing {
+
+inline std::uint32_t mix(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t x = a * 2654435761u ^ (b + 0x9E3779B9u + (a << 6) + (a >> 2));
+  x ^= x >> 15;
+  x *= 0x2C1B3C6Du;
+  return x ^ (x >> 12);
+}
+
+// Routers 0..R-1 forward packets to each other and to their hosts (kHop each);
+// hosts R.. compute (self events) and now and then send a packet for a random
+// host to their router, `host_link` later. Hosts live on their router's rank.
+struct HostRouterModel {
+  static constexpr std::uint32_t kRouters = 8, kHostsPerRouter = 6;
+  core::SimTime hop = core::SimTime::from_ns(100);
+  core::SimTime host_link = core::SimTime::from_ns(2000);  // what the host really takes to reach its router
+  std::vector<std::uint32_t> count = std::vector<std::uint32_t>(lps(), 0);
+
+  struct Packet {
+    core::LpId to_host;
+  };
+  struct Compute {};  // a host's kernel ends
+
+  static std::uint32_t lps() { return kRouters * (1 + kHostsPerRouter); }
+  static core::LpId router_of(core::LpId host) { return (host - kRouters) / kHostsPerRouter; }
+  static bool is_router(core::LpId lp) { return lp < kRouters; }
+
+  static std::vector<int> mapping(int ranks) {
+    std::vector<int> owner(lps());
+    for (core::LpId lp = 0; lp < lps(); ++lp)
+      owner[lp] = static_cast<int>((is_router(lp) ? lp : router_of(lp)) * static_cast<std::uint32_t>(ranks) / kRouters);
+    return owner;
+  }
+  // What the model honours: routers may send to another rank after one hop;
+  // a host's events reach another rank at the soonest via its router.
+  std::vector<core::SimTime> lp_lookahead(core::SimTime host_declared) const {
+    std::vector<core::SimTime> l(lps());
+    for (core::LpId lp = 0; lp < lps(); ++lp) l[lp] = is_router(lp) ? hop : host_declared + hop;
+    return l;
+  }
+
+  void on_event(core::LpContext& engine, const core::Event& event) {
+    const core::LpId lp = event.dst;
+    const std::uint32_t n = ++count[lp];
+    const core::SimTime jitter = core::SimTime::from_ns(mix(lp, n) % 300);
+    if (is_router(lp)) {
+      const core::LpId to_host = event.as<Packet>().to_host;
+      const core::LpId next = router_of(to_host) == lp ? to_host : router_of(to_host);
+      engine.send(engine.now() + hop + jitter, next, Packet{to_host});
+      return;
+    }
+    if (event.kind == core::kind_of<Packet>) return;  // delivered: the commit itself is what the digest records
+    // Compute for 1..5 us; one kernel in eight ends by sending a packet.
+    engine.send(engine.now() + core::SimTime::from_ns(1000 + mix(n, lp) % 4000), lp, Compute{});
+    if (mix(lp, n * 3) % 8 == 0) {
+      const core::LpId to_host = kRouters + mix(n, lp * 7) % (kRouters * kHostsPerRouter);
+      engine.send(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
+    }
+  }
+};
+
+
+}  // namespace pf::testing
