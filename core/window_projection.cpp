@@ -32,6 +32,8 @@ WindowProjection::WindowProjection(VirtualRanks v) : lp_rank_(std::move(v.lp_ran
   messages_.assign(ranks, 0);
   rank_total_.assign(ranks, 0);
   out_.ranks = v.ranks;
+  out_.classes = classes_;
+  out_.class_lookahead = lookahead_;
 }
 
 void WindowProjection::pushed(SimTime time, LpId dst) { pending_[class_of_[dst]].push(time.ps); }
@@ -44,13 +46,16 @@ void WindowProjection::sent(LpId src, LpId dst) {
                    static_cast<std::uint64_t>(to));
 }
 
-SimTime WindowProjection::bound() const {
+std::pair<SimTime, int> WindowProjection::bound() const {
   SimTime best = SimTime::infinity();
+  int from = 0;
   for (int k = 0; k < classes_; ++k) {
     const MinHeap& heap = pending_[static_cast<std::size_t>(k)];
-    if (!heap.empty()) best = std::min(best, SimTime{heap.top()} + lookahead_[static_cast<std::size_t>(k)]);
+    if (heap.empty()) continue;
+    const SimTime b = SimTime{heap.top()} + lookahead_[static_cast<std::size_t>(k)];
+    if (b < best) best = b, from = k;
   }
-  return best;
+  return {best, from};
 }
 
 void WindowProjection::committing(SimTime time, LpId dst) {
@@ -58,7 +63,9 @@ void WindowProjection::committing(SimTime time, LpId dst) {
   // is taken over what is pending now, this event included.
   if (!open_ || time >= bound_) {
     if (open_) close_window();
-    bound_ = bound();
+    const auto [b, from] = bound();
+    bound_ = b;
+    ++out_.bound_by[static_cast<std::size_t>(from)];
     open_ = true;
   }
   const auto r = static_cast<std::size_t>(lp_rank_[dst]);

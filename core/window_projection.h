@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <queue>
+#include <utility>
 #include <vector>
 
 #include "core/event.h"
@@ -51,6 +52,12 @@ struct ProjectedWindows {
   std::uint64_t max_events_sum = 0;     // sum over windows of the busiest rank's events
   std::uint64_t max_messages_sum = 0;   // sum over windows of the largest per-rank messages sent + received
   std::uint64_t busiest_rank_events = 0;  // the largest per-rank total (load balance over the whole run)
+  // What bounds the windows: the lookahead classes K ranks' LPs fall into
+  // (core/lookahead_queue.h) and, per class, the windows whose bound came from
+  // one of its pending events (the earliest such class on ties).
+  int classes = 1;
+  std::array<SimTime, kMaxLookaheadClasses> class_lookahead{};
+  std::array<std::uint64_t, kMaxLookaheadClasses> bound_by{};
 };
 
 class WindowProjection {
@@ -68,7 +75,8 @@ class WindowProjection {
   const ProjectedWindows& figures() const { return out_; }
 
  private:
-  SimTime bound() const;
+  // The bound over what is pending and the class it comes from.
+  std::pair<SimTime, int> bound() const;
   void close_window();
 
   std::vector<int> lp_rank_;

@@ -42,6 +42,17 @@ void add_projection(ColumnFile& f, const run::ParallelismProfile& p, const run::
                                                          {"sync_s", &sync},   {"wall_s", &wall},
                                                          {"speedup", &speedup}, {"balance", &balance}};
   for (const auto& [name, values] : times) f.columns.push_back({std::string("projection/") + name, std::move(*values)});
+  // What bounds the windows: per K and lookahead class (up to 4; unused: 0).
+  const std::size_t k_count = p.projected.size(), classes = core::kMaxLookaheadClasses;
+  std::vector<double> lookahead_us(k_count * classes, 0);
+  std::vector<std::uint32_t> bound_by(k_count * classes, 0);
+  for (std::size_t i = 0; i < k_count; ++i)
+    for (std::size_t c = 0; c < static_cast<std::size_t>(p.projected[i].classes); ++c) {
+      lookahead_us[i * classes + c] = p.projected[i].class_lookahead[c].us();
+      bound_by[i * classes + c] = static_cast<std::uint32_t>(p.projected[i].bound_by[c]);
+    }
+  f.matrices.push_back({"projection/class_lookahead_us", k_count, classes, std::move(lookahead_us)});
+  f.matrices.push_back({"projection/bound_by", k_count, classes, std::move(bound_by)});
   I64 skipped_ranks;
   std::vector<std::string> why;
   for (const run::SkippedRanks& s : p.skipped) {
@@ -57,11 +68,10 @@ void add_projection(ColumnFile& f, const run::ParallelismProfile& p, const run::
 void add_windows(ColumnFile& f, const run::ParallelismProfile& p) {
   const std::size_t ranks = p.windows.size(), windows = p.windows.front().size();
   const auto matrix = [&](const char* name, auto field) {
-    ColumnFile::Matrix m{std::string("windows/") + name, windows, ranks, {}};
-    m.values.resize(windows * ranks);
+    std::vector<std::uint32_t> values(windows * ranks);
     for (std::size_t r = 0; r < ranks; ++r)
-      for (std::size_t w = 0; w < windows; ++w) m.values[w * ranks + r] = field(p.windows[r][w]);
-    f.matrices.push_back(std::move(m));
+      for (std::size_t w = 0; w < windows; ++w) values[w * ranks + r] = field(p.windows[r][w]);
+    f.matrices.push_back({std::string("windows/") + name, windows, ranks, std::move(values)});
   };
   matrix("events", [](const core::WindowRecord& w) { return w.events; });
   matrix("remote_events", [](const core::WindowRecord& w) { return w.remote_events; });

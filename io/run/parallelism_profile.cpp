@@ -155,6 +155,17 @@ std::string profile_text(const ParallelismProfile& profile, const SyncCostModel&
     out += line("  %6d %12llu %14.1f %8.3f %8.3f %11.3f %9.3f %9.3f %9.2f\n", s.ranks,
                 static_cast<unsigned long long>(s.windows), s.events_per_window, s.balance, s.work_s, s.messages_s,
                 s.sync_s, s.wall_s, s.speedup);
+  out += "  what bounds the windows (events at LPs this far from the cut: share of windows)\n";
+  for (const core::ProjectedWindows& w : profile.projected) {
+    std::string row = line("  %6d ", w.ranks);
+    for (int c = 0; c < w.classes; ++c) {
+      const auto i = static_cast<std::size_t>(c);
+      const double share = w.windows ? 100.0 * static_cast<double>(w.bound_by[i]) / static_cast<double>(w.windows) : 0;
+      row += w.class_lookahead[i].is_infinite() ? line("   no path: %5.1f %%", share)
+                                                : line("   %.3f us: %5.1f %%", w.class_lookahead[i].us(), share);
+    }
+    out += row + "\n";
+  }
   for (const SkippedRanks& s : profile.skipped) out += line("  %6d  not projected: %s\n", s.ranks, s.why.c_str());
   return out;
 }

@@ -47,12 +47,17 @@ void write_matrix(hid_t file, const ColumnFile::Matrix& m) {
   const h5::Handle parent = parent_of(file, m.path, name);
   const hsize_t dims[2] = {static_cast<hsize_t>(m.rows), static_cast<hsize_t>(m.cols)};
   const h5::Handle space = h5::dataspace(H5Screate_simple(2, dims, nullptr), m.path);
-  const h5::Handle set = h5::dataset(
-      H5Dcreate2(parent, name.c_str(), H5T_NATIVE_UINT32, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-      "cannot create dataset " + m.path);
-  if (!m.values.empty())
-    h5::check(H5Dwrite(set, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.values.data()),
-              "cannot write dataset " + m.path);
+  std::visit(
+      [&](const auto& v) {
+        using T = typename std::decay_t<decltype(v)>::value_type;
+        const hid_t type = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_UINT32;
+        const h5::Handle set =
+            h5::dataset(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        "cannot create dataset " + m.path);
+        if (!v.empty())
+          h5::check(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), "cannot write dataset " + m.path);
+      },
+      m.values);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ struct ColumnFile {
   struct Matrix {  // rows x cols, row-major
     std::string path;
     std::size_t rows = 0, cols = 0;
-    std::vector<std::uint32_t> values;
+    std::variant<std::vector<std::uint32_t>, std::vector<double>> values;
   };
   std::vector<SummaryAttribute> attributes;  // on "/"
   std::vector<Column> columns;

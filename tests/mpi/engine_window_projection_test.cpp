@@ -114,6 +114,9 @@ TEST_P(WindowProjection, InvariantsOfAProjection) {
     EXPECT_GE(p.max_events_sum, p.busiest_rank_events);
     EXPECT_LE(p.messages, p.remote_events);
     EXPECT_GE(p.windows, 1u);
+    std::uint64_t bound = 0;
+    for (int c = 0; c < p.classes; ++c) bound += p.bound_by[static_cast<std::size_t>(c)];
+    EXPECT_EQ(bound, p.windows) << "every window's bound comes from one class";
   }
   // The hosts' 2.1 us bound is what per-LP lookahead buys: fewer windows.
   if (GetParam()) {
