@@ -1,5 +1,6 @@
 #include "models/workload/simai_program.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -64,8 +65,16 @@ SimaiProgram::SimaiProgram(const SimaiWorkload& w, const RankLayout& layout, int
 
 double SimaiProgram::progress() const {
   if (done_) return 1;
+  if (w_->policy == SimaiPolicy::micro) {  // one pass over the lines, three ops each
+    const double lines = static_cast<double>(w_->layers.size());
+    return lines > 0 ? (static_cast<double>(pos_) + stage_ / 3.0) / lines : 0;
+  }
+  // segment_ counts the segments started; the current one by its lines.
   const int segments = schedule_.segments();
-  return segments > 0 ? static_cast<double>(segment_) / (segments + 1) : 0;
+  if (segments == 0 || segment_ == 0) return 0;
+  const double lines = static_cast<double>(seg_.end - seg_.begin) + 2;  // receive, lines, send
+  const double within = in_segment_ ? std::min(1.0, static_cast<double>(pos_) / lines) : 1.0;
+  return (segment_ - 1 + within) / segments;
 }
 
 bool SimaiProgram::next(Op& op) {

@@ -12,6 +12,7 @@
 #include "io/simai/simai_reader.h"
 #include "models/workload/simai_program.h"
 #include "models/workload/simai_schedule.h"
+#include "models/workload/rank_layout.h"
 
 namespace pf::models::workload {
 namespace {
@@ -164,6 +165,32 @@ TEST(SimaiSchedule, InterleavingNeedsLayersAndMicroBatchesThatDivide) {
   EXPECT_EQ(error_of(file("vpp: 2 ga: 2", 3)), "no error");
   // And the layout check (run before any GPU's program) reports it.
   EXPECT_THROW(simai_parallelism(io::parse_simai(file("pp: 2 vpp: 2 ga: 2", 3), "w.txt"), 2), ConfigError);
+}
+
+// progress() (the run's progress line) climbs from 0 to 1 over the ops of
+// an imported program, never backwards, with ops issued in both halves: the
+// piped MoE example and a one-stage HYBRID file (segments) and a MICRO file
+// (lines).
+TEST(SimaiProgramProgress, ClimbsFromZeroToOne) {
+  for (const auto& [file, gpus] : {std::pair<std::string, int>{"moe_9216gpu_example.txt", 9216},
+                                   std::pair<std::string, int>{"muti_all_reduce.txt", 8},
+                                   std::pair<std::string, int>{"all_reduce.txt", 8}}) {
+    const SimaiWorkload w = io::read_simai_file(kDir + file);
+    const RankLayout layout(simai_parallelism(w, gpus));
+    SimaiProgram p(w, layout, 0);
+    EXPECT_EQ(p.progress(), 0.0) << file;
+    double last = 0;
+    int ops = 0, below_half = 0;
+    for (Op op; p.next(op);) {
+      ASSERT_GE(p.progress(), last) << file << " op " << op.id;
+      last = p.progress();
+      ++ops;
+      below_half += last < 0.5 ? 1 : 0;
+    }
+    EXPECT_EQ(p.progress(), 1.0) << file;
+    EXPECT_GT(below_half, ops / 10) << file << ": " << ops << " ops";
+    EXPECT_LT(below_half, ops - ops / 10) << file << ": " << ops << " ops";
+  }
 }
 
 }  // namespace
