@@ -138,6 +138,17 @@ EngineStats Engine::global_stats() const {
   return combine(all);
 }
 
+std::vector<std::vector<WindowRecord>> Engine::global_windows() const {
+  static_assert(std::is_trivially_copyable_v<WindowRecord>);
+  const std::string mine(reinterpret_cast<const char*>(windows_.data()), windows_.size() * sizeof(WindowRecord));
+  std::vector<std::vector<WindowRecord>> all;
+  for (const std::string& bytes : comm_.all_gather(mine)) {
+    all.emplace_back(bytes.size() / sizeof(WindowRecord));
+    std::memcpy(all.back().data(), bytes.data(), bytes.size());
+  }
+  return all;
+}
+
 std::uint64_t Engine::global_digest() const {
   // Sum of per-LP digests mixed with the LP id: independent of how LPs are
   // spread over ranks, sensitive to each LP's own commit order.

@@ -96,8 +96,10 @@ class Engine : public LpContext {
   void observe(WindowProjections* projections);
 
   // ---- results ----
-  // EngineConfig::record_windows: this rank's windows, in order.
+  // EngineConfig::record_windows: this rank's windows, in order, and every
+  // rank's, in rank order (collective; the same window count on every rank).
   const std::vector<WindowRecord>& windows() const { return windows_; }
+  std::vector<std::vector<WindowRecord>> global_windows() const;
   const EngineConfig& config() const { return config_; }
   EngineStats global_stats() const;           // collective
   // Order-sensitive hash of every committed (LP, time, source), combined over

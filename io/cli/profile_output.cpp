@@ -98,6 +98,13 @@ void write_profile_file(const std::string& path, const run::ParallelismProfile& 
       {"small_message_latency_us", model.latency_s(0) * 1e6},
   };
   if (!p.projected.empty() || !p.skipped.empty()) add_projection(f, p, model);
+  F64 table_bytes, table_us;
+  for (const auto& [bytes, us] : run::SyncCostModel::table()) {
+    table_bytes.push_back(bytes);
+    table_us.push_back(us);
+  }
+  f.columns.push_back({"mpi_latency/bytes", std::move(table_bytes)});
+  f.columns.push_back({"mpi_latency/us", std::move(table_us)});
   if (!p.windows.empty() && !p.windows.front().empty()) add_windows(f, p);
   timeline::write_column_file(path, f);
 }

@@ -49,6 +49,8 @@ double ParallelismProfile::seconds_per_event() const {
   return std::max(0.0, engine_wall_s - observer_s) / static_cast<double>(events);
 }
 
+std::vector<std::pair<double, double>> SyncCostModel::table() { return {kOsuLatency.begin(), kOsuLatency.end()}; }
+
 double SyncCostModel::latency_s(double bytes) const {
   const double shift = small_message_us > 0 ? small_message_us - kOsuLatency.front().second : 0;
   return (table_us(bytes) + shift) * 1e-6;

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/engine_stats.h"
@@ -71,6 +72,8 @@ struct ParallelismProfile {
 struct SyncCostModel {
   double small_message_us = 0;  // 0: the table's own 1.18 us
   double latency_s(double bytes) const;
+  // The measured table itself: (message bytes, microseconds), ascending.
+  static std::vector<std::pair<double, double>> table();
   // One MPI_Allreduce of the window vector on `ranks` ranks.
   double allreduce_s(int ranks) const;
 };

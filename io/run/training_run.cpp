@@ -2,8 +2,6 @@
 
 #include <sys/resource.h>
 
-#include <cstring>
-
 #include "core/engine.h"
 #include "models/network/lp_partition.h"
 #include "models/network/network_lookahead.h"
@@ -61,17 +59,6 @@ void add_projections(const models::training::TrainingSetup& setup, const models:
   }
 }
 
-std::vector<std::vector<core::WindowRecord>> gather_windows(const core::Communicator& comm,
-                                                            const std::vector<core::WindowRecord>& mine) {
-  const std::string bytes(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(core::WindowRecord));
-  std::vector<std::vector<core::WindowRecord>> all;
-  for (const std::string& b : comm.all_gather(bytes)) {
-    all.emplace_back(b.size() / sizeof(core::WindowRecord));
-    std::memcpy(all.back().data(), b.data(), b.size());
-  }
-  return all;
-}
-
 }  // namespace
 
 double peak_rss_bytes() {
@@ -116,7 +103,7 @@ RunResult run_training(const models::ExperimentSpec& e, const models::training::
     profile->engine_wall_s = global.wall_s;
     profile->observer_s = projections.overhead_s();
     profile->projected = projections.finish();
-    if (comm.size() > 1) profile->windows = gather_windows(comm, engine.windows());
+    if (comm.size() > 1) profile->windows = engine.global_windows();
   }
 
   const RankFigures mine =

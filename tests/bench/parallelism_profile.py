@@ -30,25 +30,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PREFLIGHT = os.environ.get("PREFLIGHT", os.path.join(ROOT, "build", "io", "cli", "preflight"))
 MPI = ["mpiexec", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
 
-# osu_latency (the same table as io/run/parallelism_profile.cpp), bytes -> us
-OSU = [(0, 1.18), (8, 1.20), (64, 1.20), (128, 1.22), (256, 1.24), (512, 1.26), (1024, 1.49), (2048, 1.81),
-       (4096, 2.42), (8192, 4.97), (16384, 5.76), (32768, 11.60), (65536, 15.03), (131072, 21.84),
-       (262144, 35.14), (524288, 61.25), (1048576, 114.59), (2097152, 220.58), (4194304, 435.60)]
 EVENT_BYTES = 64
 
 
-def latency_s(nbytes, small_us):
-    xs, ys = zip(*OSU)
+def latency_s(osu, nbytes, small_us):
+    """The profile file's MPI latency table (io/run/parallelism_profile.cpp), shifted to small_us at 0 B."""
+    xs, ys = osu
     t = float(np.interp(nbytes, xs, ys)) if nbytes <= xs[-1] else ys[-1] + (ys[-1] - ys[-2]) * (nbytes - xs[-1]) / (xs[-1] - xs[-2])
-    return (t - OSU[0][1] + small_us) * 1e-6
+    return (t - ys[0] + small_us) * 1e-6
 
 
-def projected_wall(row, per_event_s, small_us):
+def projected_wall(osu, row, per_event_s, small_us):
     k = row["ranks"]
     batch = row["remote_events"] * EVENT_BYTES / row["messages"] if row["messages"] else 0
     work = per_event_s * row["max_events_sum"]
-    msgs = row["max_messages_sum"] * latency_s(batch, small_us)
-    sync = row["windows"] * (math.ceil(math.log2(k)) if k > 1 else 0) * latency_s(8 * (3 + k), small_us)
+    msgs = row["max_messages_sum"] * latency_s(osu, batch, small_us)
+    sync = row["windows"] * (math.ceil(math.log2(k)) if k > 1 else 0) * latency_s(osu, 8 * (3 + k), small_us)
     return work + msgs + sync
 
 
@@ -85,7 +82,8 @@ def main():
                                                             "--profile-event-ns", f"{per_event * 1e9:.4f}"])
     with h5py.File(prof1) as f:
         p = f["projection"]
-        rows = {int(r): {name: p[name][i] for name in p} for i, r in enumerate(p["ranks"][:])}
+        rows = {int(r): {name: p[name][i] for name in p if p[name].ndim == 1} for i, r in enumerate(p["ranks"][:])}
+        osu = (f["mpi_latency/bytes"][:], f["mpi_latency/us"][:])
         if "skipped" in f:
             for r, why in zip(f["skipped/ranks"][:], f["skipped/why"][:]):
                 print(f"  {r} ranks not projected: {why.decode()}")
@@ -107,8 +105,8 @@ def main():
         row = rows[k]
         # the busiest rank's work per window over its events: the engine's cost per event on k ranks
         per_event_k = busy_ns.max(axis=1).sum() * 1e-9 / ev.max(axis=1).sum()
-        proj_ib = projected_wall(row, per_event, OSU[0][1])
-        proj_local = projected_wall(row, per_event_k, local_small)
+        proj_ib = projected_wall(osu, row, per_event, osu[1][0])
+        proj_local = projected_wall(osu, row, per_event_k, local_small)
         oversub = " (oversubscribed)" if k > (os.cpu_count() or 1) else ""
         print(f"{k:>6} {int(row['windows']):>10}/{windows:<11} {row['balance']:>8.3f}/{balance:<9.3f} "
               f"{per_event_k * 1e9:>17.1f} {sim['wall_s']:>12.2f} {proj_ib:>7.2f} {proj_local:>7.2f} "

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -64,14 +63,7 @@ std::vector<std::vector<core::WindowRecord>> recorded_run(bool per_lp) {
   Engine engine(world, HostRouterModel::mapping(world.size()), config);
   seed(engine);
   engine.run(model);
-  const auto& mine = engine.windows();
-  const std::string bytes(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(core::WindowRecord));
-  std::vector<std::vector<core::WindowRecord>> all;
-  for (const std::string& b : world.all_gather(bytes)) {
-    all.emplace_back(b.size() / sizeof(core::WindowRecord));
-    std::memcpy(all.back().data(), b.data(), b.size());
-  }
-  return all;
+  return engine.global_windows();
 }
 
 class WindowProjection : public ::testing::TestWithParam<bool> {};

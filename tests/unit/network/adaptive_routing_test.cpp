@@ -31,15 +31,6 @@ models::TopologySpec fabric(Routing routing) {
 
 core::SimTime latest(const std::vector<core::SimTime>& t) { return *std::max_element(t.begin(), t.end()); }
 
-// Every GPU sends `bytes` to every GPU of the other servers at once.
-std::vector<test::Transfer> cross_leaf_all_to_all(const models::network::ClusterGraph& g, std::uint64_t bytes) {
-  std::vector<test::Transfer> out;
-  for (int s = 0; s < g.gpu_count(); ++s)
-    for (int d = 0; d < g.gpu_count(); ++d)
-      if (g.node_of_gpu(s) != g.node_of_gpu(d)) out.push_back({s, d, bytes});
-  return out;
-}
-
 TEST(AdaptiveRouting, AnIdleTransferCostsLatencyPlusBytesOverBottleneck) {
   const models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), fabric(Routing::adaptive));
   const models::network::ClusterGraph ecmp = models::network::build_cluster(test::server(4, 4), fabric(Routing::ecmp));
@@ -57,7 +48,7 @@ TEST(AdaptiveRouting, CrossLeafAllToAllReachesTheNicBound) {
   for (Routing routing : {Routing::ecmp, Routing::adaptive}) {
     const models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), fabric(routing));
     test::TransferRig rig(g, test::net_config(NetworkMode::packet, 256 << 10));
-    const std::vector<test::Transfer> t = cross_leaf_all_to_all(g, bytes);
+    const std::vector<test::Transfer> t = test::cross_leaf_all_to_all(g, bytes);
     const double time = latest(rig.run(t)).seconds();
     // The bound: each GPU's NIC sends (and receives) 28 messages at NIC speed.
     const double nic_Bps = g.link(g.nic_leaf_link(0)).bandwidth_Bps;
@@ -80,7 +71,7 @@ TEST(AdaptiveRouting, FailedLinksAreNeverChosen) {
   f.failed = true;
   models::network::apply_faults(g, {f}, t);
   test::TransferRig rig(g, test::net_config(NetworkMode::packet, 256 << 10));
-  rig.run(cross_leaf_all_to_all(g, 1 << 20));
+  rig.run(test::cross_leaf_all_to_all(g, 1 << 20));
   const models::network::VertexId spine = models::network::vertex_by_name(g, "spine1");
   std::uint64_t carried = 0;
   for (models::network::LinkId l = 0; l < g.link_count(); ++l) {
@@ -95,7 +86,7 @@ TEST(AdaptiveRouting, FailedLinksAreNeverChosen) {
 TEST(AdaptiveRouting, ChunksOfEveryMessageReassembleOnce) {
   const models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), fabric(Routing::adaptive));
   test::TransferRig rig(g, test::net_config(NetworkMode::packet, 64 << 10));
-  const std::vector<test::Transfer> t = cross_leaf_all_to_all(g, (3 << 20) + 12345);
+  const std::vector<test::Transfer> t = test::cross_leaf_all_to_all(g, (3 << 20) + 12345);
   const std::vector<core::SimTime> done = rig.run(t);
   // Every message delivered once, none before its bytes could cross its own NIC.
   const double nic_Bps = g.link(g.nic_leaf_link(0)).bandwidth_Bps;

@@ -30,19 +30,11 @@ models::TopologySpec fabric(Routing routing, int qps) {
   return t;
 }
 
-std::vector<test::Transfer> cross_leaf_all_to_all(const models::network::ClusterGraph& g, std::uint64_t bytes) {
-  std::vector<test::Transfer> out;
-  for (int s = 0; s < g.gpu_count(); ++s)
-    for (int d = 0; d < g.gpu_count(); ++d)
-      if (g.node_of_gpu(s) != g.node_of_gpu(d)) out.push_back({s, d, bytes});
-  return out;
-}
-
 // The all-to-all's time as a share of the bound its NICs set (28 messages each).
 double all_to_all_efficiency(Routing routing, int qps, std::uint64_t bytes, std::size_t* left_in_reassembly = nullptr) {
   const models::network::ClusterGraph g = models::network::build_cluster(test::server(4, 4), fabric(routing, qps));
   test::TransferRig rig(g, test::net_config(NetworkMode::packet, 256 << 10));
-  const std::vector<core::SimTime> done = rig.run(cross_leaf_all_to_all(g, bytes));
+  const std::vector<core::SimTime> done = rig.run(test::cross_leaf_all_to_all(g, bytes));
   if (left_in_reassembly != nullptr) *left_in_reassembly = rig.network().messages_in_reassembly();
   const double time = std::max_element(done.begin(), done.end())->seconds();
   const double nic_Bps = g.link(g.nic_leaf_link(0)).bandwidth_Bps;
@@ -55,8 +47,8 @@ TEST(MultiQueuePairRouting, OneQueuePairIsPlainEcmp) {
   const models::network::ClusterGraph ecmp = models::network::build_cluster(test::server(4, 4), fabric(Routing::ecmp, 1));
   test::TransferRig a(one, test::net_config(NetworkMode::packet, 256 << 10));
   test::TransferRig b(ecmp, test::net_config(NetworkMode::packet, 256 << 10));
-  const std::vector<core::SimTime> ta = a.run(cross_leaf_all_to_all(one, bytes));
-  const std::vector<core::SimTime> tb = b.run(cross_leaf_all_to_all(ecmp, bytes));
+  const std::vector<core::SimTime> ta = a.run(test::cross_leaf_all_to_all(one, bytes));
+  const std::vector<core::SimTime> tb = b.run(test::cross_leaf_all_to_all(ecmp, bytes));
   ASSERT_EQ(ta.size(), tb.size());
   for (std::size_t i = 0; i < ta.size(); ++i) EXPECT_EQ(ta[i].ps, tb[i].ps) << "message " << i;
   EXPECT_EQ(a.events(), b.events());

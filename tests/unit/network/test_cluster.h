@@ -32,6 +32,15 @@ struct Transfer {
   std::uint64_t bytes = 0;
 };
 
+// Every GPU sends `bytes` to every GPU of the other servers at once.
+inline std::vector<Transfer> cross_leaf_all_to_all(const models::network::ClusterGraph& g, std::uint64_t bytes) {
+  std::vector<Transfer> out;
+  for (int s = 0; s < g.gpu_count(); ++s)
+    for (int d = 0; d < g.gpu_count(); ++d)
+      if (g.node_of_gpu(s) != g.node_of_gpu(d)) out.push_back({s, d, bytes});
+  return out;
+}
+
 // Sends every transfer at time zero (a source's transfers together, through
 // send_all) and records when each is delivered. One rank.
 class TransferRig {
