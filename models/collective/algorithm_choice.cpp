@@ -16,9 +16,10 @@ int channel_count(const CollectiveConfig& config, const Group& group, const Grou
   return group.nodes() == 1 ? 1 : std::clamp(links.rails, 1, kMaxChannels);
 }
 
-std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes, std::uint64_t smallest) {
+std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes, std::uint64_t smallest,
+                             int pieces_per_hop) {
   std::uint64_t piece = std::max<std::uint64_t>(1, max_bytes);
-  const auto wanted = static_cast<std::uint64_t>(4 * std::max(depth, 1));
+  const auto wanted = static_cast<std::uint64_t>(pieces_per_hop * std::max(depth, 1));
   while (piece > smallest && part / piece < wanted) piece /= 2;
   return piece;
 }
@@ -30,6 +31,10 @@ std::uint64_t smallest_piece(Proto proto, double wire_factor) {
 
 int tree_pipeline_depth(const Group& group) {
   return group.max_per_node() - 1 + std::max(group.tree_depth(0), group.tree_depth(1));
+}
+
+std::uint64_t tree_piece(std::uint64_t part, const Group& group, std::uint64_t max_bytes, std::uint64_t smallest) {
+  return pipeline_piece(part, tree_pipeline_depth(group), max_bytes, smallest, kTreePiecesPerHop);
 }
 
 bool available(Op op, Algo algo, const Group& group) {
@@ -85,7 +90,7 @@ double tree_estimate(const Group& g, const GroupLinks& l, double bytes, int chan
   const double bw = g.nodes() == 1 ? l.intra_Bps : server_Bps(g, l, channels);
   const double part = bytes / (2.0 * channels);
   const double piece = std::min(
-      part, static_cast<double>(pipeline_piece(static_cast<std::uint64_t>(part), tree_pipeline_depth(g), pipeline, smallest)));
+      part, static_cast<double>(tree_piece(static_cast<std::uint64_t>(part), g, pipeline, smallest)));
   // Up and down the tree, each hop paying its latency and one piece's time to
   // fill the pipeline; in steady state a server's busiest NIC moves 2S/c.
   const double latency = 2 * (chain * l.intra_latency_s + levels * l.inter_latency_s);

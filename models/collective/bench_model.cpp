@@ -17,7 +17,7 @@ void BenchModel::seed(core::LpContext& engine) {
 
 void BenchModel::record(const core::LpContext& engine, const Completion& c) {
   if (!c.done) return;
-  last_ = std::max(last_, engine.now());
+  last_ = std::max({last_, engine.now(), c.not_before});
   ++completions_;
 }
 

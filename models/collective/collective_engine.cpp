@@ -35,7 +35,7 @@ std::size_t CollectiveEngine::find_or_add(int gpu, const StateKey& key) {
 
 Completion CollectiveEngine::finish(int gpu, std::size_t index) {
   std::vector<CollectiveState>& states = per_gpu_[static_cast<std::size_t>(gpu)];
-  Completion c{true, gpu, states[index].cookie()};
+  Completion c{true, gpu, states[index].cookie(), states[index].not_before()};
   if (index + 1 != states.size()) states[index] = std::move(states.back());
   states.pop_back();
   return c;

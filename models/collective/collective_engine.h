@@ -34,6 +34,9 @@ struct Completion {
   bool done = false;
   int gpu = -1;
   std::uint64_t cookie = 0;  // what the caller passed to start()
+  // The part counts as complete at max(now, not_before): NCCL's predicted
+  // time from the GPU's start (collective_state.h).
+  core::SimTime not_before;
 };
 
 class CollectiveEngine {

@@ -27,7 +27,10 @@ bool CollectiveState::start(const Request& request, Algo algo, std::uint64_t coo
   algo_ = algo;
   cookie_ = cookie;
   channels_ = channels;
-  if (cost != nullptr) cost_ = *cost;
+  if (cost != nullptr) {
+    cost_ = *cost;
+    if (cost->floor > core::SimTime::zero()) not_before_ = sent_by.engine.now() + cost->floor;
+  }
   const SendContext cx = with_cost(sent_by);
   build(group, channels, config, cx);
   for (const Early& e : early_) note(e.phase, e.channel, e.src, e.count);
@@ -58,12 +61,11 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
   }
   if (request_.op == Op::all_reduce && algo_ == Algo::tree) {
     pattern_ = Pattern::tree;
-    const int depth = tree_pipeline_depth(g);
     for (int t = 0; t < 2; ++t) {
       for (int c = 0; c < channels; ++c) {
         const std::uint64_t part = split(split(bytes, 2, static_cast<std::uint64_t>(t)), static_cast<std::uint64_t>(channels),
                                          static_cast<std::uint64_t>(c));
-        trees_.emplace_back(g, t, c, cx.gpu, part, pipeline_piece(part, depth, config.pipeline_bytes, smallest));
+        trees_.emplace_back(g, t, c, cx.gpu, part, tree_piece(part, g, config.pipeline_bytes, smallest));
       }
     }
     unfinished_ = trees_.size();

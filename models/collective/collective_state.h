@@ -34,6 +34,9 @@ class CollectiveState {
   const Request& request() const { return request_; }
   Algo algo() const { return algo_; }
   std::uint64_t cookie() const { return cookie_; }
+  // The earliest this GPU's part may complete: its start plus NCCL's
+  // predicted time (StepCost::floor); zero without NCCL costs.
+  core::SimTime not_before() const { return not_before_; }
 
   // Before start(): remember a message.
   void arrive_early(const network::Tag& tag, int src);
@@ -77,6 +80,7 @@ class CollectiveState {
   Algo algo_ = Algo::ring;
   std::uint64_t cookie_ = 0;
   std::optional<StepCost> cost_;  // none: the links alone
+  core::SimTime not_before_;
   Pattern pattern_ = Pattern::counted;
   std::vector<Early> early_;
   std::vector<RingRun> rings_;    // ring: 1; hierarchical: one per phase

@@ -176,6 +176,7 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   const double links_s =
       links_latency_s(f, a, g, l, wire, s.wire_factor, pipeline_bytes, smallest_piece(s.proto, s.wire_factor));
   s.base = us(params.latency_scale * nccl_latency - links_s * 1e6);
+  s.floor = us(params.latency_scale * nccl_latency + static_cast<double>(r.bytes) / (nccl_algbw * 1e3));
   return s;
 }
 

@@ -20,7 +20,10 @@
 //   the extra bytes share the links like real flag and padding bytes do;
 // - NCCL's latencies: the base latency once, before the first send, and each
 //   the rest of NCCL's latency for the size, less what the links themselves
-//   add to the simulated pattern (their latencies, a tree's pipeline fill).
+//   add to the simulated pattern (their latencies, a tree's pipeline fill),
+//   as algorithm_choice.h estimates it; where that estimate overstates the
+//   pattern, NCCL's predicted time is a floor on the GPU's completion
+//   (StepCost::floor).
 // So on an idle fabric a simulated ring all-reduce takes NCCL's predicted time
 // (tests/unit/collective/nccl_model_test.cpp checks it against an
 // independent re-computation of NCCL's formulas).
@@ -55,6 +58,13 @@ struct StepCost {
   // Per step (p2p and the hierarchical rings; NCCL's ring and tree latency is all in `base`):
   core::SimTime intra_step;   // added to each step between two GPUs of one server
   core::SimTime inter_step;   // ... between servers
+  // Rings and trees: NCCL's own predicted time for the call (its scaled
+  // latency plus the payload at its bandwidth). A GPU's part completes no
+  // earlier than this after the GPU started it, so that on idle links the
+  // simulated call takes what NCCL predicts even where the pattern's own
+  // pipeline fill is shorter than what base subtracted for it; under
+  // contention the pattern is slower and this never binds. Zero otherwise.
+  core::SimTime floor;
 };
 
 // The communicator NCCL would see for this group.

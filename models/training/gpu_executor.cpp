@@ -206,7 +206,10 @@ void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, P
   r.bytes = p.op.bytes;
   r.peer = p.op.peer;
   const collective::Completion c = shared.collectives->start(engine, gpu(), r, p.op.id);
-  if (c.done) immediate_.push_back(p.op.id);
+  if (c.done && c.not_before > engine.now())
+    engine.send(c.not_before + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{p.op.id});
+  else if (c.done)
+    immediate_.push_back(p.op.id);
 }
 
 void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
@@ -233,9 +236,11 @@ void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shar
   drive(engine, shared);
 }
 
-void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
-  if (shared.comm_overhead > core::SimTime::zero()) {
-    engine.send(engine.now() + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{op});
+void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
+                                    core::SimTime not_before) {
+  const core::SimTime at = std::max(engine.now(), not_before);
+  if (shared.comm_overhead > core::SimTime::zero() || at > engine.now()) {
+    engine.send(at + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{op});
     return;
   }
   on_comm_done(engine, shared, op);

@@ -84,7 +84,10 @@ class GpuExecutor {
   // token: the ComputeDone's; a stale finish (the kernel was re-timed since) is ignored.
   void on_compute_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op, std::uint32_t token);
   // A communication op's network part finished (collective layer completion).
-  void on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
+  // A collective or p2p op's part is complete; it counts as done at
+  // max(now, not_before) plus the communication overhead.
+  void on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
+                         core::SimTime not_before = core::SimTime::zero());
   void on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
   // The host has issued what was waiting for it.
   void on_host_issued(core::LpContext& engine, ExecutionShared& shared) {

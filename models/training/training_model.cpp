@@ -32,7 +32,7 @@ void TrainingModel::delivered(core::LpContext& engine, const collective::Complet
   if (!c.done) return;
   GpuExecutor& g = executor(static_cast<core::LpId>(c.gpu));
   const bool was = g.finished();
-  g.on_comm_delivered(engine, shared_, static_cast<std::uint32_t>(c.cookie));
+  g.on_comm_delivered(engine, shared_, static_cast<std::uint32_t>(c.cookie), c.not_before);
   note_finished(g, was);
 }
 

@@ -5,10 +5,12 @@
 // communicators tested, from the constants written out again here, not from
 // models/collective/nccl_tuning.*: an error in either shows as a mismatch.
 // The simulation (ring and tree, each protocol forced, 8 B to 8 GiB, both
-// network modes) must agree within 5% for rings; trees within 15%: the
-// simulated tree pipelines pieces of at least 64 KiB (8 KiB on the wire
-// with LL) whose fill at mid sizes (32 KiB - 8 MiB) the idle-time estimate
-// that NCCL's latency is reconciled with captures only to ~13%.
+// network modes) must agree within 5%. Trees needed two things for it: a
+// GPU's part completes no earlier than NCCL's predicted time after it started
+// (StepCost::floor: where the estimate of the tree's pipeline fill that base
+// subtracts overstates the simulated fill, mid sizes came out up to 13 %
+// fast), and trees cut 16 pieces per hop (kTreePiecesPerHop: with 4, the
+// fill of 8-32 MiB LL calls in one server ran 5-8 % slow).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -115,7 +117,7 @@ TEST_P(NcclAgreement, RingAndTreeEveryProtocolOneServerAndFour) {
         for (std::uint64_t s = 8; s <= (8ull << 30); s *= (nodes == 1 ? 16 : 64)) {
           const double want = reference_us(a, p, nodes, s);
           const double got = simulated_us(spec, a, p, 8 * nodes, s);
-          EXPECT_NEAR(got / want, 1.0, a == Algo::ring ? 0.05 : 0.15) << nodes << " server(s), " << to_string(a) << "/" << to_string(p) << ", "
+          EXPECT_NEAR(got / want, 1.0, 0.05) << nodes << " server(s), " << to_string(a) << "/" << to_string(p) << ", "
                                              << s << " B: NCCL " << want << " us, simulated " << got << " us";
         }
       }
