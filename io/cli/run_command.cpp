@@ -4,6 +4,7 @@
 // the plan does not fit in GPU memory (the report is still written).
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@
 #include "io/report/report_text.h"
 #include "io/report/sha256.h"
 #include "io/report/timeline_export.h"
+#include "io/report/uncertainty_report.h"
+#include "io/sweep/sweep_runner.h"
+#include "io/sweep/uncertainty_run.h"
 #include "io/simai/experiment_workload.h"
 #include "io/timeline/gpu_selection.h"
 #include "io/timeline/timeline_writer.h"
@@ -45,6 +49,9 @@ struct RunCommandOptions {
   std::vector<int> profile_ranks{2, 4, 8, 64, 512, 4096};
   double sync_latency_us = 0;
   double event_ns = 0;
+  int uncertainty = -1;          // -1: simulation.uncertainty_samples of the experiment
+  std::int64_t uncertainty_seed = -1;
+  int jobs_per_run = 0;
 };
 
 timeline::GpuSelection timeline_selection(const models::ExperimentSpec& e, const models::ParallelismSpec& par) {
@@ -69,9 +76,34 @@ models::training::RunResult run_baseline(const models::ExperimentSpec& e, const 
   return r;
 }
 
+// --uncertainty N: the experiment again under N sampled parameter sets and
+// each prior's two ends (io/sweep/uncertainty_run.h).
+models::uncertainty::Band run_band(const models::ExperimentSpec& e, const core::Communicator& world,
+                                   const CommandContext& ctx, const RunCommandOptions& o) {
+  sweep::UncertaintyOptions u;
+  u.samples = e.simulation.uncertainty_samples;
+  u.seed = e.simulation.uncertainty_seed;
+  u.jobs_per_run = o.jobs_per_run;
+  u.version = PREFLIGHT_VERSION;
+  const bool talk = ctx.is_root() && !o.quiet;
+  if (talk) {
+    std::fprintf(stderr, "preflight: --uncertainty: %d sampled runs and 2 per parameter, seed %llu\n", u.samples,
+                 static_cast<unsigned long long>(u.seed));
+    u.on_progress = [](int done, int total) { std::fprintf(stderr, "preflight: uncertainty run %d of %d\n", done, total); };
+  }
+  // The samples re-run the experiment without its own sampling, outputs or timeline.
+  std::vector<std::string> sets = o.overrides;
+  sets.push_back("simulation.uncertainty_samples=0");
+  return sweep::run_uncertainty(o.experiment, sets, e, world, u);
+}
+
 void run_run(const RunCommandOptions& o, CommandContext& ctx) {
-  const config::ConfigNode tree = config::load_experiment_tree(o.experiment, o.overrides);
+  std::vector<std::string> overrides = o.overrides;
+  if (o.uncertainty >= 0) overrides.push_back("simulation.uncertainty_samples=" + std::to_string(o.uncertainty));
+  if (o.uncertainty_seed >= 0) overrides.push_back("simulation.uncertainty_seed=" + std::to_string(o.uncertainty_seed));
+  const config::ConfigNode tree = config::load_experiment_tree(o.experiment, overrides);
   models::ExperimentSpec e = config::parse_experiment(tree);
+  if (o.jobs_per_run > 0) sweep::group_count(ctx.ranks, o.jobs_per_run);  // a non-divisor: exit 2 before simulating
   if (!o.out_dir.empty()) e.output.dir = o.out_dir;
   if (o.baseline && e.faults.empty())
     throw ConfigError("--baseline: expected an experiment with a faults: section, found none (nothing to compare)");
@@ -119,6 +151,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
 
   nlohmann::ordered_json report = report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
   if (o.baseline) report::add_fault_baseline(report, run_baseline(e, work, world, style, ctx, o));
+  if (e.simulation.uncertainty_samples > 0) report::add_uncertainty_band(report, run_band(e, world, ctx, o));
   ctx.exit_code = result.memory.oom ? 3 : 0;
   // The report files appear with the timeline or not at all: a failed
   // timeline write leaves an earlier run's outputs as they were.
@@ -186,6 +219,16 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
                   "the projection's cost per event, nanoseconds, as a plain run measured it (simulation.wall_s / "
                   "events; default: estimated from this run)")
       ->check(CLI::Range(0.001, 1e9));
+  cmd->add_option("--uncertainty", options->uncertainty,
+                  "also re-simulate under N Latin-hypercube samples of the cost-model priors: P10/P50/P90 and a "
+                  "sensitivity ranking in the report (simulation.uncertainty_samples; 0 = off)")
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("--uncertainty-seed", options->uncertainty_seed,
+                  "seed of the samples (simulation.uncertainty_seed, default 1)")
+      ->check(CLI::Range(static_cast<std::int64_t>(0), std::numeric_limits<std::int64_t>::max()));
+  cmd->add_option("--jobs-per-run", options->jobs_per_run,
+                  "with --uncertainty: MPI ranks per sampled run (a divisor of the ranks; default all ranks)")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->callback([options, &ctx] { run_run(*options, ctx); });
 }
 

@@ -5,6 +5,7 @@
 #include "io/config/config_error.h"
 #include "io/config/map_reader.h"
 #include "io/config/part_references.h"
+#include "models/uncertainty/parameters.h"
 
 namespace pf::config {
 
@@ -127,6 +128,41 @@ models::NcclSpec parse_nccl(const ConfigNode* node, const std::string& gpu_name)
   return n;
 }
 
+// `uncertainty:` — a sequence of priors, one per sampled parameter
+// (models/uncertainty/README.md): {key, low, high, source, measure}, key
+// relative to this file ("gpu.efficiency.gemm"), low <= 1 <= high.
+std::vector<models::PriorSpec> parse_priors(const ConfigNode* node) {
+  std::vector<models::PriorSpec> priors;
+  if (node == nullptr) return priors;
+  if (!node->is_sequence()) fail_expected(*node, "a sequence of {key, low, high, source, measure} priors");
+  for (const ConfigNode& item : node->items()) {
+    MapReader r(item);
+    models::PriorSpec p;
+    const ConfigNode& key = r.require("key", "a sampled parameter under this file, e.g. gpu.efficiency.gemm");
+    p.key = r.get_string("key");
+    const std::string full = "hardware." + p.key;
+    if (models::uncertainty::find_parameter(full) == nullptr || !full.starts_with("hardware.")) {
+      std::string known;
+      for (const auto& q : models::uncertainty::parameters()) {
+        if (q.key.starts_with("hardware.")) known += (known.empty() ? "" : " | ") + std::string(q.key.substr(9));
+      }
+      fail_expected(key, "one of " + known, "'" + p.key + "'");
+    }
+    for (const models::PriorSpec& other : priors) {
+      if (other.key == p.key) fail_at(key, "prior for '" + p.key + "' given twice");
+    }
+    p.low = r.get_double("low", NumberRange::positive());
+    p.high = r.get_double("high", NumberRange::positive());
+    if (p.low > 1.0) fail_expected(*r.find("low"), "a multiplier of at most 1 (the file's value is the mode)");
+    if (p.high < 1.0) fail_expected(*r.find("high"), "a multiplier of at least 1 (the file's value is the mode)");
+    p.source = r.get_string_or("source", "");
+    p.measure = r.get_string_or("measure", "");
+    r.finish();
+    priors.push_back(std::move(p));
+  }
+  return priors;
+}
+
 }  // namespace
 
 const char* dtype_name(models::Dtype dtype) {
@@ -146,6 +182,7 @@ models::HardwareSpec parse_hardware(const ConfigNode& node) {
   hw.gpu = parse_gpu(r.require("gpu", "a mapping describing the GPU"));
   hw.node = parse_node(r.require("node", "a mapping describing the GPU server"));
   hw.nccl = parse_nccl(r.find("nccl"), hw.gpu.name);
+  hw.priors = parse_priors(r.find("uncertainty"));
   r.finish();
   return hw;
 }

@@ -37,6 +37,9 @@ models::SimulationSpec parse_simulation(const ConfigNode& node) {
   s.intra_server = r.get_enum_or("intra_server", s.intra_server, kIntraServer);
   s.collective_model = r.get_enum_or("collective_model", s.collective_model, kCollectiveModels);
   s.nccl_proto = r.get_enum_or("nccl_proto", s.nccl_proto, kProtocols);
+  s.uncertainty_samples = static_cast<int>(r.get_int_or("uncertainty_samples", s.uncertainty_samples, 0, 100000));
+  s.uncertainty_seed = static_cast<std::uint64_t>(
+      r.get_int_or("uncertainty_seed", static_cast<std::int64_t>(s.uncertainty_seed), 0, kInt64Max));
   r.finish();
   return s;
 }

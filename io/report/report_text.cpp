@@ -120,6 +120,26 @@ void uncertainty(const ordered_json& r, Block& b) {
   b.row("step time range", format("%.3f .. %.3f ms  (basis %s, %.1f %% of compute calibrated)",
                                   num(u, "step_time_ms_low"), num(u, "step_time_ms_high"),
                                   u.at("basis").get<std::string>().c_str(), 100 * num(u, "calibrated_fraction")));
+  if (!u.contains("p50")) return;
+  const ordered_json& mfu = u.at("mfu");
+  b.row("sampled band", format("P10 %.3f  P50 %.3f  P90 %.3f ms  (%lld runs, seed %lld; MFU %.1f .. %.1f %%)",
+                               num(u, "p10"), num(u, "p50"), num(u, "p90"), integer(u, "samples"),
+                               integer(u, "seed"), 100 * num(mfu, "p10"), 100 * num(mfu, "p90")));
+  if (integer(u, "failed_samples") > 0) b.row("failed samples", format("%lld", integer(u, "failed_samples")));
+  int shown = 0;
+  for (const auto& s : u.at("sensitivity")) {
+    if (shown == 5) break;
+    b.row(shown++ == 0 ? "most sensitive" : "",
+          format("%-44s %10.3f .. %.3f ms  (swing %.3f ms, rho %+.2f, %s prior)",
+                 s.at("parameter").get<std::string>().c_str(), num(s, "step_time_ms_at_low"),
+                 num(s, "step_time_ms_at_high"), num(s, "swing_ms"), num(s, "rank_correlation"),
+                 s.at("prior").get<std::string>().c_str()));
+  }
+  const ordered_json& first = u.at("narrow_first");
+  if (!first.is_null())
+    b.row("measure next", format("%s (%s moves the step by %.3f ms across its range)",
+                                 first.at("measure").get<std::string>().c_str(),
+                                 first.at("parameter").get<std::string>().c_str(), num(first, "swing_ms")));
 }
 
 // Each fault with what it touched and where it bit; with --baseline, what all of them added.

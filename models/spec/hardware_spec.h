@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace pf::models {
 
@@ -72,10 +73,25 @@ struct NcclSpec {
   double latency_scale = 1.0;               // multiplies NCCL's base and per-step latencies (calibrated)
 };
 
+// A prior on one cost-model parameter (models/uncertainty/README.md): the
+// value is taken as this file's value times a multiplier drawn from a
+// triangular distribution with mode 1 on [low, high], so the file's value is
+// the most likely one. `key` names the parameter under the experiment
+// ("hardware.gpu.efficiency.gemm"), `source` where the range comes from,
+// `measure` the measurement that would narrow it.
+struct PriorSpec {
+  std::string key;
+  double low = 1.0;
+  double high = 1.0;
+  std::string source;
+  std::string measure;
+};
+
 struct HardwareSpec {
   GpuSpec gpu;
   NodeSpec node;
   NcclSpec nccl;
+  std::vector<PriorSpec> priors;  // the file's `uncertainty:` block, in file order
 };
 
 }  // namespace pf::models

@@ -30,6 +30,10 @@ struct SimulationSpec {
   IntraServer intra_server = IntraServer::analytical;
   CollectiveModel collective_model = CollectiveModel::nccl;
   NcclProtocol nccl_proto = NcclProtocol::automatic;  // force NCCL's protocol (NCCL_PROTO)
+  // `preflight run --uncertainty N`: re-simulate under N sampled parameter
+  // sets (models/uncertainty/README.md); 0 = the single run only.
+  int uncertainty_samples = 0;
+  std::uint64_t uncertainty_seed = 1;
 };
 
 struct OutputSpec {

@@ -38,7 +38,7 @@ def select_rows(spec, all_rows):
         return list(all_rows), []
     if spec == "subset":
         ids = rowlib.read_subset()
-    elif Path(spec).is_file():
+    elif len(spec) < 256 and Path(spec).is_file():  # a long id list is no file name
         ids = rowlib.read_subset(spec)
     else:
         ids = [x.strip() for x in spec.split(",") if x.strip()]

@@ -1,0 +1,66 @@
+// What N sampled runs say: percentiles of step time, MFU and tokens/s, and
+// which parameter's range moves the step time most (a one-at-a-time tornado
+// beside each parameter's rank correlation with the sampled step times).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/uncertainty/parameters.h"
+
+namespace pf::models::uncertainty {
+
+// The plan of an uncertainty run: N Latin-hypercube samples, then for each
+// prior its low and its high end with every other parameter nominal.
+struct SamplePlan {
+  std::vector<Prior> priors;
+  std::vector<std::vector<double>> multipliers;  // N x P, the sampled runs
+  // The one-at-a-time runs: 2 per prior, low then high.
+  std::vector<std::vector<double>> one_at_a_time;
+};
+
+SamplePlan plan_samples(std::vector<Prior> priors, int samples, std::uint64_t seed);
+
+// One run's figures (a sample or a one-at-a-time end).
+struct RunFigures {
+  bool valid = false;
+  double step_ms = 0;
+  double mfu = 0;
+  double tokens_per_s = 0;
+};
+
+struct Percentiles {
+  double p10 = 0, p50 = 0, p90 = 0;
+};
+
+// Linear interpolation between order statistics (numpy's default "linear"
+// method); NaN-free input, at least one value.
+double percentile(std::vector<double> values, double q);
+Percentiles percentiles(const std::vector<double>& values);
+
+struct Sensitivity {
+  std::string key, label, source, measure;
+  bool from_preset = false, measured = false;
+  double value_low = 0, value_high = 0;  // the parameter at its prior's ends (clipped)
+  double step_ms_low = 0, step_ms_high = 0;  // one at a time, others nominal
+  double swing_ms = 0;                   // |high - low|
+  double correlation = 0;                // Spearman rank correlation with the sampled step times
+};
+
+struct Band {
+  int samples = 0;                       // sampled runs that gave figures
+  int failed = 0;                        // sampled runs that did not
+  std::uint64_t seed = 0;
+  Percentiles step_ms, mfu, tokens_per_s;
+  std::vector<Sensitivity> sensitivity;  // largest swing first
+};
+
+// `sampled` in plan.multipliers order, `one_at_a_time` in plan order.
+Band summarise(const SamplePlan& plan, std::uint64_t seed, const std::vector<RunFigures>& sampled,
+               const std::vector<RunFigures>& one_at_a_time);
+
+// Spearman's rank correlation (average ranks for ties); 0 when either
+// series is constant.
+double spearman(const std::vector<double>& x, const std::vector<double>& y);
+
+}  // namespace pf::models::uncertainty

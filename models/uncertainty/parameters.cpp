@@ -1,0 +1,127 @@
+#include "models/uncertainty/parameters.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+namespace pf::models::uncertainty {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The default ranges and why (models/uncertainty/README.md has the long form).
+// "[judgement]" marks a range for which no measurement was found: it says how
+// far the project believes the value may be off, and is the first thing a
+// user's own measurement should replace.
+constexpr std::array kParameters{
+    Parameter{"hardware.gpu.sustained_clock", "sustained SM clock", 1e-3, 1.0, 0.96, 1.07,
+              "0.86 (H800 GEMMs beside NCCL, deepseek-ai/DeepGEMM#120) to 0.95 (TOP500 H100/H200 HPL) around the "
+              "presets' 0.89: -4 % .. +7 %",
+              "the SM clock under training load (nvidia-smi --query-gpu=clocks.sm,power.draw during a 10-minute "
+              "GEMM loop)",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.sustained_clock; }},
+    Parameter{"hardware.gpu.efficiency.gemm", "large-GEMM rate", 1e-3, 1.0, 0.85, 1.03,
+              "MAMF is a best-shape search (S. Bekman, ml-engineering); random vs predictable data moves an A100 "
+              "8192^3 GEMM 257 -> 295 TFLOP/s through power (H. He, thonking.ai, 2024); the shipped tables' "
+              "held-out p90 GEMM error 13-19 %",
+              "cuBLAS GEMM times at this model's shapes (preflight calibrate --data)",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.gemm; }},
+    Parameter{"hardware.gpu.efficiency.attention", "fused-attention rate", 1e-3, 1.0, 0.80, 1.10,
+              "FlashAttention-3 paper: forward ~75 % of peak, backward markedly lower; cuDNN 631 vs FA3 632 TFLOP/s "
+              "forward (pytorch/pytorch#142132): the fwd+bwd mix at this sequence length is the unknown",
+              "attention forward and backward kernel times at this sequence length and head size",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.attention; }},
+    Parameter{"hardware.gpu.efficiency.attention_flash2", "FlashAttention-2 rate", 1e-3, 1.0, 0.85, 1.18,
+              "the shipped GH200 SDPA table: kernels >= 1 ms at a median 28.8 % of peak, the best 34 % (x1.18)",
+              "SDPA flash-backend kernel times at this sequence length and head size",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.attention_flash2; }},
+    Parameter{"hardware.gpu.efficiency.elementwise", "memory-bound kernel rate", 1e-3, 1.0, 0.80, 1.08,
+              "[judgement] streaming copies run near 90 % of HBM bandwidth, normalisations and reductions lower; "
+              "0.68-0.92 of HBM around the presets' 0.85",
+              "norm, activation and optimizer kernel times (nsys) against their bytes",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.elementwise; }},
+    Parameter{"hardware.gpu.efficiency.overlap_slowdown", "compute slowdown beside NCCL", 1.0, kInf, 0.909, 1.082,
+              "1.0 (no interference) to 1.19 (the 18.9 % average slowdown measured on A100/H100, arXiv 2507.03114) "
+              "around the presets' 1.1",
+              "a GEMM timed alone and beside a running all-reduce",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.overlap_slowdown; }},
+    Parameter{"hardware.gpu.efficiency.communication_overhead_us", "per-collective overhead", 0.0, kInf, 0.5, 2.0,
+              "[judgement] a few us of launch and proxy handshake per NCCL call; the A100 preset's 30 us is a fit "
+              "to one machine's nccl-tests tables",
+              "nccl-tests at 8 B - 64 KiB on this system (preflight calibrate --nccl-tests)",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.communication_overhead_us; }},
+    Parameter{"hardware.nccl.latency_scale", "NCCL latencies", 1e-3, kInf, 0.75, 1.5,
+              "the A100 fit to vTrain's tables is 0.75; Bekman's 8-GPU table sits +64 % above NCCL 2.30's LL "
+              "figure at 1 MiB (models/collective/README.md)",
+              "nccl-tests all_reduce_perf and reduce_scatter_perf, 1 KiB - 64 MiB (preflight calibrate --nccl-tests)",
+              [](const ExperimentSpec& e) { return e.hardware.nccl.latency_scale; }},
+    Parameter{"hardware.node.nvlink_efficiency", "achievable NVLink bandwidth", 1e-3, 1.0, 0.90, 1.05,
+              "NCCL's 370.8 of 450 GB/s on H100 (SM90_NVLINK_BW) against 0.72 fitted on measured A100 tables",
+              "nccl-tests all_reduce_perf inside one server at 256 MiB - 1 GiB",
+              [](const ExperimentSpec& e) { return e.hardware.node.nvlink_efficiency; }},
+    Parameter{"hardware.node.nic_efficiency", "achievable NIC bandwidth", 1e-3, 1.0, 0.92, 1.02,
+              "46-48 of 50 GB/s per NDR NIC (NVIDIA/nccl-tests#290, #267) around the presets' 0.96",
+              "nccl-tests all_reduce_perf across two servers at 1 GiB",
+              [](const ExperimentSpec& e) { return e.hardware.node.nic_efficiency; }},
+    Parameter{"training.host_overhead_us", "host time per issued kernel", 0.0, kInf, 0.5, 2.0,
+              "HolisticTraceAnalysis: the CPU-side launch time is 5-20 us in PyTorch (eager's 10 us x0.5 .. x2)",
+              "a PyTorch profiler trace of one step (CPU launch time per kernel)",
+              [](const ExperimentSpec& e) { return e.training.host_overhead_us; }},
+};
+
+// Whether the experiment runs kernels priced by the parameter at all.
+bool used(const Parameter& p, const ExperimentSpec& e) {
+  if (p.key == "hardware.gpu.efficiency.attention") return e.training.attention == AttentionKernel::flash;
+  if (p.key == "hardware.gpu.efficiency.attention_flash2") return e.training.attention == AttentionKernel::flash2;
+  return true;
+}
+
+bool kernel_rate(std::string_view key) {
+  return key == "hardware.gpu.efficiency.gemm" || key == "hardware.gpu.efficiency.attention" ||
+         key == "hardware.gpu.efficiency.attention_flash2" || key == "hardware.gpu.efficiency.elementwise";
+}
+
+}  // namespace
+
+std::span<const Parameter> parameters() { return kParameters; }
+
+const Parameter* find_parameter(std::string_view key) {
+  for (const Parameter& p : kParameters) {
+    if (p.key == key) return &p;
+  }
+  return nullptr;
+}
+
+double Prior::value(double m) const { return std::clamp(nominal * m, parameter->min, parameter->max); }
+
+std::vector<Prior> priors_for(const ExperimentSpec& e) {
+  std::vector<Prior> out;
+  const bool calibrated = !e.hardware.gpu.calibration.empty();
+  for (const Parameter& p : kParameters) {
+    Prior prior;
+    prior.parameter = &p;
+    prior.nominal = p.nominal(e);
+    if (!(prior.nominal > 0) || !used(p, e)) continue;
+    prior.low = p.low;
+    prior.high = p.high;
+    prior.source = std::string(p.source);
+    prior.measure = std::string(p.measure);
+    for (const PriorSpec& s : e.hardware.priors) {
+      if ("hardware." + s.key != p.key) continue;
+      prior.low = s.low;
+      prior.high = s.high;
+      if (!s.source.empty()) prior.source = s.source;
+      if (!s.measure.empty()) prior.measure = s.measure;
+      prior.from_preset = true;
+    }
+    if (calibrated && kernel_rate(p.key)) {
+      prior.low = std::max(prior.low, 1 - kMeasuredRange);
+      prior.high = std::min(prior.high, 1 + kMeasuredRange);
+      prior.measured = true;
+    }
+    out.push_back(std::move(prior));
+  }
+  return out;
+}
+
+}  // namespace pf::models::uncertainty

@@ -1,0 +1,97 @@
+#!/bin/bash
+# `preflight run --uncertainty N` through the binary under mpiexec:
+#  - the sampled band (P10/P50/P90, MFU, tokens/s, sensitivity) is identical
+#    on 1 rank, on 2 ranks running every sample together, and on 4 ranks
+#    with --jobs-per-run 1 (samples dealt over the ranks);
+#  - P10 <= P50 <= P90, the one-at-a-time runs straddle the nominal step
+#    for the GEMM rate, the ranking is by swing and names what to measure;
+#  - with every prior collapsed (low = high = 1) every sample is the
+#    nominal run: P10 = P50 = P90 = the report's step time;
+#  - another seed gives other samples; the config key works like the flag;
+#  - bad input (a non-divisor --jobs-per-run, an unknown prior key) exits 2
+#    before simulating.
+# usage: uncertainty_cli_test.sh PREFLIGHT MPIEXEC SOURCE_ROOT
+set -u
+preflight=$1 mpiexec=$2 root=$3
+exp=$root/tests/mpi/training/small-pipeline.yaml
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+mpi() { local n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"; }
+band() { /usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['uncertainty'], sort_keys=True))" "$1"; }
+plan=(--set topology.nodes=2 --set parallelism.tp=2 --set parallelism.pp=2 --set parallelism.dp=4
+      --set parallelism.sequence_parallel=true --set training.global_batch_size=16
+      --set simulation.network=analytical --quiet --no-timeline)
+
+# 1 rank; 2 ranks on every run; 4 ranks with the runs dealt one per rank.
+for n in 1 2 4; do
+  out=$work/u-$n
+  jobs=(); [[ $n -eq 4 ]] && jobs=(--jobs-per-run 1)
+  mpi "$n" "$preflight" run "$exp" "${plan[@]}" --uncertainty 6 "${jobs[@]}" --out "$out" > "$out.txt" 2>&1 \
+    || { fail "--uncertainty on $n ranks exited $?"; cat "$out.txt"; continue; }
+  [[ "$(band "$out/report.json")" == "$(band "$work/u-1/report.json")" ]] || fail "band on $n ranks differs from 1 rank"
+done
+grep -q "sampled band" "$work/u-1.txt" || { fail "text report lacks the sampled band"; cat "$work/u-1.txt"; }
+grep -q "measure next" "$work/u-1.txt" || fail "text report lacks the measurement to make next"
+
+/usr/bin/python3 - "$work/u-1/report.json" <<'PY' || fail "band figures"
+import json, sys
+r = json.load(open(sys.argv[1])); u = r["uncertainty"]
+step = r["step_time_ms"]
+assert u["samples"] == 6 and u["failed_samples"] == 0, u
+assert u["p10"] <= u["p50"] <= u["p90"], u
+assert u["mfu"]["p10"] <= u["mfu"]["p90"] and u["tokens_per_s"]["p10"] <= u["tokens_per_s"]["p90"]
+s = {x["parameter"]: x for x in u["sensitivity"]}
+g = s["hardware.gpu.efficiency.gemm"]
+assert g["step_time_ms_at_low"] > step > g["step_time_ms_at_high"], (g, step)
+assert g["value_high"] <= 1.0
+top = u["sensitivity"][0]["parameter"]
+swings = [x["swing_ms"] for x in u["sensitivity"]]
+assert swings == sorted(swings, reverse=True), swings
+assert u["narrow_first"]["parameter"] == top
+assert "step_time_ms_low" in u and "basis" in u  # the cheap band's keys stay
+PY
+
+# Every prior collapsed: the band is the nominal run, exactly.
+cp "$root/configs/hardware/a100-sxm-80gb.yaml" "$work/flat.yaml"
+/usr/bin/python3 - "$work/flat.yaml" <<'PY'
+import sys
+keys = ["gpu.sustained_clock", "gpu.efficiency.gemm", "gpu.efficiency.attention", "gpu.efficiency.attention_flash2",
+        "gpu.efficiency.elementwise", "gpu.efficiency.overlap_slowdown", "gpu.efficiency.communication_overhead_us",
+        "nccl.latency_scale", "node.nvlink_efficiency", "node.nic_efficiency"]
+text = open(sys.argv[1]).read().split("uncertainty:")[0]
+text += "uncertainty:\n" + "".join("  - {key: %s, low: 1, high: 1, source: test}\n" % k for k in keys)
+open(sys.argv[1], "w").write(text)
+PY
+out=$work/flat
+"$preflight" run "$exp" "${plan[@]}" --set hardware="$work/flat.yaml" --set training.host_overhead_us=0 \
+  --uncertainty 4 --out "$out" > "$out.txt" 2>&1 || { fail "collapsed priors exited $?"; cat "$out.txt"; }
+/usr/bin/python3 - "$out/report.json" <<'PY' || fail "collapsed priors do not give the nominal step"
+import json, sys
+r = json.load(open(sys.argv[1])); u = r["uncertainty"]
+assert u["p10"] == u["p50"] == u["p90"] == r["step_time_ms"], (u["p10"], u["p90"], r["step_time_ms"])
+assert all(x["swing_ms"] == 0 for x in u["sensitivity"])
+assert u["narrow_first"] is None
+PY
+
+# Another seed, other samples; the config key is the flag.
+"$preflight" run "$exp" "${plan[@]}" --uncertainty 6 --uncertainty-seed 9 --out "$work/seed9" > /dev/null 2>&1
+[[ "$(band "$work/seed9/report.json")" != "$(band "$work/u-1/report.json")" ]] || fail "seed 9 gives seed 1's band"
+"$preflight" run "$exp" "${plan[@]}" --set simulation.uncertainty_samples=6 --out "$work/key" > /dev/null 2>&1
+[[ "$(band "$work/key/report.json")" == "$(band "$work/u-1/report.json")" ]] || fail "the config key differs from the flag"
+
+# Bad input: exit 2, one line, before simulating.
+mpi 2 "$preflight" run "$exp" "${plan[@]}" --uncertainty 4 --jobs-per-run 3 --out "$work/bad" > "$work/bad.txt" 2>&1
+rc=$?
+[[ $rc -eq 2 ]] || { fail "--jobs-per-run 3 on 2 ranks exited $rc, expected 2"; cat "$work/bad.txt"; }
+grep -q "jobs-per-run" "$work/bad.txt" || { fail "the error does not name --jobs-per-run"; cat "$work/bad.txt"; }
+sed 's/^uncertainty:.*/uncertainty:\n  - {key: gpu.efficiency.gemmm, low: 0.9, high: 1.1}/' "$root/configs/hardware/a100-sxm-80gb.yaml" \
+  | sed '/^  - {key: gpu.sustained_clock/,$d' > "$work/bad-hw.yaml"
+"$preflight" run "$exp" "${plan[@]}" --set hardware="$work/bad-hw.yaml" --out "$work/bad2" > "$work/bad2.txt" 2>&1
+rc=$?
+[[ $rc -eq 2 ]] || { fail "an unknown prior key exited $rc, expected 2"; cat "$work/bad2.txt"; }
+grep -q "bad-hw.yaml" "$work/bad2.txt" || { fail "the error does not name the file"; cat "$work/bad2.txt"; }
+
+[[ $status -eq 0 ]] && echo "uncertainty_cli: all checks passed"
+exit $status

@@ -1,0 +1,101 @@
+// The band's statistics: percentiles, rank correlation, ranking by swing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "models/uncertainty/band.h"
+
+namespace pf::models::uncertainty {
+namespace {
+
+TEST(Band, PercentilesInterpolateBetweenOrderStatistics) {
+  const std::vector<double> v{5, 1, 4, 2, 3};  // sorted 1..5
+  EXPECT_DOUBLE_EQ(percentile(v, 0.5), 3);
+  EXPECT_DOUBLE_EQ(percentile(v, 0.1), 1.4);  // numpy.percentile(v, 10)
+  EXPECT_DOUBLE_EQ(percentile(v, 0.9), 4.6);
+  EXPECT_DOUBLE_EQ(percentile({7}, 0.9), 7);
+}
+
+TEST(Band, SpearmanSeesMonotoneNotLinear) {
+  const std::vector<double> x{1, 2, 3, 4, 5};
+  EXPECT_NEAR(spearman(x, {1, 8, 27, 64, 125}), 1.0, 1e-12);
+  EXPECT_NEAR(spearman(x, {9, 7, 5, 3, 1}), -1.0, 1e-12);
+  EXPECT_EQ(spearman(x, {2, 2, 2, 2, 2}), 0.0);
+  EXPECT_NEAR(spearman({1, 2, 2, 3}, {1, 2, 2, 3}), 1.0, 1e-12);  // ties take average ranks
+}
+
+Parameter fake(std::string_view key) {
+  return Parameter{key, key, 0.0, 1.0, 0.5, 1.5, "test", "test", [](const ExperimentSpec&) { return 0.5; }};
+}
+
+// A synthetic "simulator": step = 100 / a + 10 * b, a dominant.
+RunFigures simulate(const std::vector<double>& m) {
+  RunFigures f;
+  f.valid = true;
+  f.step_ms = 100.0 / m[0] + 10.0 * m[1];
+  f.mfu = 1.0 / f.step_ms;
+  f.tokens_per_s = 1000.0 / f.step_ms;
+  return f;
+}
+
+TEST(Band, RanksTheParameterThatMovesTheStepFirst) {
+  const Parameter a = fake("a"), b = fake("b");
+  std::vector<Prior> priors(2);
+  priors[0].parameter = &b;  // listed first, moves the step less
+  priors[1].parameter = &a;
+  for (Prior& p : priors) {
+    p.nominal = 0.5;
+    p.low = 0.8;
+    p.high = 1.2;
+  }
+  SamplePlan plan = plan_samples(priors, 64, 5);
+  std::vector<RunFigures> sampled, ends;
+  for (const auto& m : plan.multipliers) sampled.push_back(simulate({m[1], m[0]}));
+  for (const auto& m : plan.one_at_a_time) ends.push_back(simulate({m[1], m[0]}));
+  const Band band = summarise(plan, 5, sampled, ends);
+  ASSERT_EQ(band.sensitivity.size(), 2u);
+  EXPECT_EQ(band.sensitivity[0].key, "a");
+  EXPECT_NEAR(band.sensitivity[0].swing_ms, 100 / 0.8 - 100 / 1.2, 1e-9);
+  EXPECT_NEAR(band.sensitivity[1].swing_ms, 10 * 0.4, 1e-9);
+  EXPECT_LT(band.sensitivity[0].correlation, -0.9);  // a faster rate, a shorter step
+  EXPECT_GT(band.sensitivity[1].correlation, 0.0);
+  EXPECT_LE(band.step_ms.p10, band.step_ms.p50);
+  EXPECT_LE(band.step_ms.p50, band.step_ms.p90);
+  EXPECT_EQ(band.samples, 64);
+}
+
+TEST(Band, DegeneratePriorsCollapseTheBandOntoTheNominalRun) {
+  const Parameter a = fake("a");
+  std::vector<Prior> priors(1);
+  priors[0].parameter = &a;
+  priors[0].nominal = 0.5;
+  const SamplePlan plan = plan_samples(priors, 8, 1);
+  for (const auto& m : plan.multipliers) EXPECT_EQ(m[0], 1.0);
+  std::vector<RunFigures> sampled, ends;
+  for (const auto& m : plan.multipliers) sampled.push_back(simulate({m[0], 1.0}));
+  for (const auto& m : plan.one_at_a_time) ends.push_back(simulate({m[0], 1.0}));
+  const Band band = summarise(plan, 1, sampled, ends);
+  EXPECT_EQ(band.step_ms.p10, 110.0);
+  EXPECT_EQ(band.step_ms.p90, 110.0);
+  EXPECT_EQ(band.sensitivity[0].swing_ms, 0.0);
+}
+
+TEST(Band, FailedRunsAreCountedNotUsed) {
+  const Parameter a = fake("a");
+  std::vector<Prior> priors(1);
+  priors[0].parameter = &a;
+  priors[0].nominal = 0.5;
+  priors[0].low = 0.9;
+  priors[0].high = 1.1;
+  const SamplePlan plan = plan_samples(priors, 4, 1);
+  std::vector<RunFigures> sampled(4);
+  sampled[1] = simulate({1.0, 1.0});
+  const Band band = summarise(plan, 1, sampled, std::vector<RunFigures>(2));
+  EXPECT_EQ(band.samples, 1);
+  EXPECT_EQ(band.failed, 3);
+  EXPECT_EQ(band.step_ms.p50, 110.0);
+}
+
+}  // namespace
+}  // namespace pf::models::uncertainty
