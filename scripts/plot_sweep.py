@@ -5,7 +5,9 @@ One horizontal bar per valid variant, in the table's order (fastest on top):
 its step time, annotated with tokens/s, MFU and the change against the
 baseline (the first variant in grid order). Variants that do not fit in GPU
 memory are hatched and marked OOM; invalid variants are left out and listed
-underneath.
+underneath. A sweep run with --uncertainty N gets each variant's P10..P90
+band as an error bar (the bar's end at P50 marked), and "flips" beside a
+ranking that holds in fewer than 90 % of the samples.
 
     scripts/plot_sweep.py sweep.json -o sweep.png
     scripts/plot_sweep.py sweep.json -o sweep.svg --title "NIC bandwidth, 1,024 H100"
@@ -75,20 +77,36 @@ def plot(doc, out, title):
         if r["oom"]:
             bar.set_hatch("//")
             bar.set_facecolor("#c44e52")
+    bands = [r.get("uncertainty") for r in rows]
+    if any(bands):
+        for yi, r, b in zip(y, rows, bands):
+            if not b:
+                continue
+            ax.plot([b["p10"], b["p90"]], [yi, yi], color="black", linewidth=1.2)
+            ax.plot([b["p10"], b["p10"]], [yi - 0.18, yi + 0.18], color="black", linewidth=1.2)
+            ax.plot([b["p90"], b["p90"]], [yi - 0.18, yi + 0.18], color="black", linewidth=1.2)
+            ax.plot([b["p50"]], [yi], marker="|", markersize=12, color="black")
     ax.set_yticks(y)
     ax.set_yticklabels([label(r, keys, short) for r in rows], fontsize=8)
     ax.set_xlabel("step time (ms)")
-    top = max(steps)
-    ax.set_xlim(0, top * 1.45)
+    top = max(steps + [b["p90"] for b in bands if b])
+    ax.set_xlim(0, top * (1.85 if any(bands) else 1.45))
     for yi, r in zip(y, rows):
         change = "baseline" if r["grid_index"] == base else (
             f"{r['change_pct']:+.1f}%" if r["change_pct"] is not None else "")
         note = f"{r['step_time_ms']:.5g} ms  {si(r['tokens_per_s'])} tok/s  MFU {100 * r['mfu']:.1f}%  {change}"
         if r["oom"]:
             note += "  OOM"
-        ax.text(r["step_time_ms"] + top * 0.01, yi, note, va="center", fontsize=7.5)
+        b = r.get("uncertainty")
+        if b and b.get("vs_next"):
+            v = b["vs_next"]
+            note += f"  beats next in {100 * v['faster_share']:.0f}%" + ("" if v["robust"] else " (flips)")
+        x = max(r["step_time_ms"], b["p90"] if b else 0)
+        ax.text(x + top * 0.01, yi, note, va="center", fontsize=7.5)
     ax.set_title(title or f"preflight sweep: {doc.get('name') or doc['experiment']}", loc="left")
     handles = [Patch(facecolor="#4c72b0", label="variant"), Patch(facecolor="#dd8452", label="baseline")]
+    if any(bands):
+        handles.append(Patch(facecolor="white", edgecolor="black", label=f"P10..P90 of {doc['uncertainty_samples']} samples"))
     if any(r["oom"] for r in rows):
         handles.append(Patch(facecolor="#c44e52", hatch="//", label="does not fit in memory (OOM)"))
     # Above the axes, clear of the bars' annotations.

@@ -6,6 +6,7 @@
 // when no variant is valid, 1 when a simulation failed.
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct SweepOptions {
   std::string csv_path;
   std::string json_path;
   bool quiet = false;
+  int uncertainty = 0;              // --uncertainty N: every variant under the same N samples
+  std::int64_t uncertainty_seed = 1;
 };
 
 // Output paths are checked before hours of simulation, not after.
@@ -85,6 +88,18 @@ void run_sweep_command(const SweepOptions& o, CommandContext& ctx) {
   sweep::apply_change(run.rows);
 
   sweep::SweepTable table;
+  if (o.uncertainty > 0) {
+    if (ctx.is_root() && !o.quiet)
+      std::fprintf(stderr, "sweep: --uncertainty: every valid variant under the same %d samples, seed %lld\n",
+                   o.uncertainty, static_cast<long long>(o.uncertainty_seed));
+    sweep::SweepRunOptions u = options;
+    int done = 0;
+    if (!o.quiet) u.on_finished = [&](const sweep::SweepRow&) { std::fprintf(stderr, "sweep: uncertainty run %d\n", ++done); };
+    std::vector<std::string> sets = o.overrides;
+    sets.push_back("simulation.uncertainty_samples=0");
+    table.bands = sweep::run_sweep_bands(o.experiment, sets, prepared, core::Communicator::world(), o.uncertainty,
+                                         static_cast<std::uint64_t>(o.uncertainty_seed), u);
+  }
   table.experiment = o.experiment;
   table.name = first_name(prepared);
   table.axes = axes;
@@ -119,6 +134,12 @@ void add_sweep_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--csv", options->csv_path, "also write the table as CSV");
   cmd->add_option("--json", options->json_path, "also write the table as JSON (scripts/plot_sweep.py draws it)");
   cmd->add_flag("--quiet", options->quiet, "no per-variant progress lines on stderr");
+  cmd->add_option("--uncertainty", options->uncertainty,
+                  "also run every valid variant under the same N samples of the cost-model priors: P10/P50/P90 per "
+                  "variant and how often each beats the next in the ranking (models/uncertainty/README.md)")
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("--uncertainty-seed", options->uncertainty_seed, "seed of the samples (default 1)")
+      ->check(CLI::Range(static_cast<std::int64_t>(0), std::numeric_limits<std::int64_t>::max()));
   cmd->callback([options, jobs, &ctx] {
     options->jobs_given = jobs->count() > 0;
     run_sweep_command(*options, ctx);

@@ -74,6 +74,16 @@ std::string format_table(const SweepTable& t) {
                   r.step_time_ms, r.tokens_per_s, r.mfu, r.peak_memory_gb, r.oom ? "yes" : "no",
                   change_text(r, t.baseline).c_str(), r.wall_s);
   }
+  if (t.bands) {
+    std::vector<std::size_t> ranked;
+    std::vector<std::string> labels;
+    for (const SweepRow& r : t.rows) {
+      if (!r.valid) continue;
+      ranked.push_back(r.grid_index);
+      labels.push_back(label_of(r, shortened));
+    }
+    out += format_bands(*t.bands, ranked, labels);
+  }
   return out;
 }
 
@@ -116,7 +126,8 @@ ordered_json sweep_json(const SweepTable& t) {
   }
   ordered_json rows = ordered_json::array();
   int rank = 0;
-  for (const SweepRow& r : t.rows) {
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const SweepRow& r = t.rows[i];
     ordered_json variant = ordered_json::object();
     for (const Assignment& a : r.variant) variant[a.key] = value_json(a.value);
     auto figure = [&](double v) { return r.valid ? ordered_json(v) : ordered_json(nullptr); };
@@ -134,6 +145,13 @@ ordered_json sweep_json(const SweepTable& t) {
     row["wall_s"] = figure(r.wall_s);
     row["valid"] = r.valid;
     row["error"] = r.valid ? ordered_json(nullptr) : ordered_json(r.error);
+    if (t.bands) {
+      std::optional<std::size_t> next;
+      for (std::size_t k = i + 1; k < t.rows.size() && !next; ++k) {
+        if (t.rows[k].valid) next = t.rows[k].grid_index;
+      }
+      row["uncertainty"] = r.valid ? band_json(*t.bands, r.grid_index, next) : ordered_json(nullptr);
+    }
     rows.push_back(std::move(row));
   }
   ordered_json j;
@@ -143,6 +161,7 @@ ordered_json sweep_json(const SweepTable& t) {
   j["baseline_grid_index"] = t.baseline ? ordered_json(*t.baseline) : ordered_json(nullptr);
   j["ranks"] = t.ranks;
   j["jobs_per_run"] = t.jobs_per_run;
+  if (t.bands) j["uncertainty_samples"] = t.bands->samples;
   j["rows"] = std::move(rows);
   return j;
 }

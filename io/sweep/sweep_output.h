@@ -7,6 +7,8 @@
 //        "rows": [{"rank", "variant": {key: value}, "grid_index", "step_time_ms",
 //                  "tokens_per_s", "mfu", "hfu", "peak_memory_gb", "oom",
 //                  "change_pct", "wall_s", "valid", "error"}]}
+// With --uncertainty N, also "uncertainty_samples" and, per valid row,
+// "uncertainty": robust_ranking.h's band_json (null for invalid rows).
 // Values are typed as YAML reads them (variant_value.h). An invalid row has
 // rank and figures null and `error` set; a valid row has error null.
 #pragma once
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "io/sweep/robust_ranking.h"
 #include "io/sweep/sweep_row.h"
 #include "io/sweep/vary_axis.h"
 
@@ -30,6 +33,7 @@ struct SweepTable {
   std::optional<std::size_t> baseline;  // grid index of the baseline row
   int ranks = 1;                     // MPI ranks of the whole job
   int jobs_per_run = 1;              // MPI ranks per variant
+  std::optional<SweepBands> bands;   // with --uncertainty N (robust_ranking.h)
 };
 
 std::string format_table(const SweepTable& table);

@@ -29,10 +29,14 @@ std::vector<double> ranks(const std::vector<double>& v) {
 SamplePlan plan_samples(std::vector<Prior> priors, int samples, std::uint64_t seed) {
   SamplePlan plan;
   plan.priors = std::move(priors);
-  const int p = static_cast<int>(plan.priors.size());
-  for (const std::vector<double>& u : latin_hypercube(samples, p, seed)) {
-    std::vector<double> m(u.size());
-    for (std::size_t i = 0; i < u.size(); ++i) m[i] = triangular_multiplier(u[i], plan.priors[i].low, plan.priors[i].high);
+  int columns = 0;
+  for (const Prior& p : plan.priors) columns = std::max(columns, p.column + 1);
+  for (const std::vector<double>& u : latin_hypercube(samples, columns, seed)) {
+    std::vector<double> m(plan.priors.size());
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      const Prior& p = plan.priors[i];
+      m[i] = triangular_multiplier(u[static_cast<std::size_t>(p.column)], p.low, p.high);
+    }
     plan.multipliers.push_back(std::move(m));
   }
   for (std::size_t i = 0; i < plan.priors.size(); ++i) {

@@ -19,6 +19,7 @@ struct SamplePlan {
   std::vector<std::vector<double>> one_at_a_time;
 };
 
+// Prior i draws from column priors[i].column of one N-point Latin hypercube.
 SamplePlan plan_samples(std::vector<Prior> priors, int samples, std::uint64_t seed);
 
 // One run's figures (a sample or a one-at-a-time end).

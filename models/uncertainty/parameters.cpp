@@ -100,6 +100,7 @@ std::vector<Prior> priors_for(const ExperimentSpec& e) {
   for (const Parameter& p : kParameters) {
     Prior prior;
     prior.parameter = &p;
+    prior.column = static_cast<int>(&p - kParameters.data());
     prior.nominal = p.nominal(e);
     if (!(prior.nominal > 0) || !used(p, e)) continue;
     prior.low = p.low;

@@ -42,6 +42,10 @@ struct Prior {
   std::string measure;
   bool from_preset = false;  // stated by the hardware file (else the code default)
   bool measured = false;     // narrowed by measured data (the GPU's calibration tables)
+  // The Latin-hypercube column the prior draws from: the parameter's place in
+  // parameters(), so experiments sampled with one seed share every
+  // parameter's draws (common random numbers across a sweep's variants).
+  int column = 0;
 
   // The value at multiplier m, clipped to the physical limits.
   double value(double m) const;

@@ -8,6 +8,10 @@
 #  - with every prior collapsed (low = high = 1) every sample is the
 #    nominal run: P10 = P50 = P90 = the report's step time;
 #  - another seed gives other samples; the config key works like the flag;
+#  - sweep --uncertainty: common samples across variants, the same on 1 and 2
+#    ranks; a real difference is a robust ranking, identical variants are
+#    flagged as flipping;
+#  - scripts/plot_tornado.py and scripts/plot_sweep.py draw the bands;
 #  - bad input (a non-divisor --jobs-per-run, an unknown prior key) exits 2
 #    before simulating.
 # usage: uncertainty_cli_test.sh PREFLIGHT MPIEXEC SOURCE_ROOT
@@ -80,6 +84,42 @@ PY
 [[ "$(band "$work/seed9/report.json")" != "$(band "$work/u-1/report.json")" ]] || fail "seed 9 gives seed 1's band"
 "$preflight" run "$exp" "${plan[@]}" --set simulation.uncertainty_samples=6 --out "$work/key" > /dev/null 2>&1
 [[ "$(band "$work/key/report.json")" == "$(band "$work/u-1/report.json")" ]] || fail "the config key differs from the flag"
+
+# sweep --uncertainty: the same samples for every variant; 1 rank and 2 ranks
+# with the variants' samples dealt over them give the same bands; a real
+# difference (100 vs 400 Gb/s NICs) is robust, two identical variants are not.
+splan=("${plan[@]:0:${#plan[@]}-1}")  # sweep writes no timeline: drop --no-timeline
+sweep=(sweep "$exp" "${splan[@]}" --vary hardware.node.nic_bandwidth_gbps=100,400 --uncertainty 4)
+"$preflight" "${sweep[@]}" --json "$work/s1.json" > "$work/s1.txt" 2>&1 || { fail "sweep --uncertainty exited $?"; cat "$work/s1.txt"; }
+mpi 2 "$preflight" "${sweep[@]}" --jobs-per-run 1 --json "$work/s2.json" > "$work/s2.txt" 2>&1 \
+  || { fail "sweep --uncertainty on 2 ranks exited $?"; cat "$work/s2.txt"; }
+"$preflight" sweep "$exp" "${splan[@]}" --vary simulation.seed=1,2 --uncertainty 4 --json "$work/s3.json" \
+  > "$work/s3.txt" 2>&1 || { fail "sweep of identical variants exited $?"; cat "$work/s3.txt"; }
+grep -q "ranking flips within the band" "$work/s3.txt" || { fail "identical variants not flagged"; cat "$work/s3.txt"; }
+/usr/bin/python3 - "$work/s1.json" "$work/s2.json" "$work/s3.json" <<'PY' || fail "sweep bands"
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:])
+ua = [r["uncertainty"] for r in a["rows"]]
+assert ua == [r["uncertainty"] for r in b["rows"]], "1 vs 2 ranks"
+assert a["uncertainty_samples"] == 4
+top = a["rows"][0]
+assert top["variant"]["hardware.node.nic_bandwidth_gbps"] == 400, top
+v = top["uncertainty"]["vs_next"]
+assert v["samples"] == 4 and v["faster_share"] == 1.0 and v["robust"] and v["margin_pct_p10"] > 0, v
+assert a["rows"][1]["uncertainty"]["vs_next"] is None
+assert top["uncertainty"]["p10"] <= top["uncertainty"]["p50"] <= top["uncertainty"]["p90"]
+w = c["rows"][0]["uncertainty"]["vs_next"]
+assert w["faster_share"] == 0.0 and not w["robust"] and w["margin_pct_p10"] == 0.0, w
+PY
+
+# The plot scripts draw the band: the tornado of a run, the sweep's error bars.
+png() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = "211PNG" ]; }
+/usr/bin/python3 "$root/scripts/plot_tornado.py" "$work/u-1/report.json" -o "$work/tornado.png" > /dev/null \
+  && png "$work/tornado.png" || fail "plot_tornado.py"
+/usr/bin/python3 "$root/scripts/plot_sweep.py" "$work/s1.json" -o "$work/sweep.png" > /dev/null \
+  && png "$work/sweep.png" || fail "plot_sweep.py with bands"
+/usr/bin/python3 "$root/scripts/plot_tornado.py" "$work/flat/report.json" -o "$work/flat.png" > /dev/null \
+  || fail "plot_tornado.py of a collapsed band"
 
 # Bad input: exit 2, one line, before simulating.
 mpi 2 "$preflight" run "$exp" "${plan[@]}" --uncertainty 4 --jobs-per-run 3 --out "$work/bad" > "$work/bad.txt" 2>&1

@@ -49,6 +49,7 @@ TEST(Band, RanksTheParameterThatMovesTheStepFirst) {
     p.low = 0.8;
     p.high = 1.2;
   }
+  priors[1].column = 1;
   SamplePlan plan = plan_samples(priors, 64, 5);
   std::vector<RunFigures> sampled, ends;
   for (const auto& m : plan.multipliers) sampled.push_back(simulate({m[1], m[0]}));
@@ -95,6 +96,22 @@ TEST(Band, FailedRunsAreCountedNotUsed) {
   EXPECT_EQ(band.samples, 1);
   EXPECT_EQ(band.failed, 3);
   EXPECT_EQ(band.step_ms.p50, 110.0);
+}
+
+TEST(Band, APriorDrawsTheSameColumnWhateverElseIsSampled) {
+  // Common random numbers: a parameter's multipliers depend on its column,
+  // not on which other parameters an experiment samples.
+  const Parameter a = fake("a"), b = fake("b");
+  std::vector<Prior> both(2), only_b(1);
+  both[0].parameter = &a;
+  both[1].parameter = only_b[0].parameter = &b;
+  both[1].column = only_b[0].column = 1;
+  for (Prior* p : {&both[0], &both[1], &only_b[0]}) {
+    p->low = 0.5;
+    p->high = 1.5;
+  }
+  const SamplePlan x = plan_samples(both, 10, 3), y = plan_samples(only_b, 10, 3);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(x.multipliers[i][1], y.multipliers[i][0]) << i;
 }
 
 }  // namespace
