@@ -12,6 +12,8 @@
 // with gpu.calibration so `run` uses them where they apply.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -85,6 +87,36 @@ std::string calibrated_text(const YAML::Node& root, const std::string& hardware,
   return text.str();
 }
 
+// Calibration narrows the priors (models/uncertainty/README.md): the fitted
+// parameter's `uncertainty:` entry becomes +-(the fit's error), at least 2 %,
+// replacing the hardware file's own entry for that key if it had one.
+void set_prior(YAML::Node& root, const std::string& key, double error, const std::string& source,
+               const char* measure) {
+  const double e = std::round(std::max(0.02, error) * 1e4) / 1e4;
+  YAML::Node entry;
+  entry.SetStyle(YAML::EmitterStyle::Flow);
+  entry["key"] = key;
+  entry["low"] = std::max(0.01, 1 - e);
+  entry["high"] = 1 + e;
+  entry["source"] = source;
+  entry["measure"] = measure;
+  YAML::Node priors = root["uncertainty"];
+  YAML::Node kept(YAML::NodeType::Sequence);
+  if (priors && priors.IsSequence()) {
+    for (const YAML::Node& p : priors) {
+      if (!(p["key"] && p["key"].as<std::string>() == key)) kept.push_back(p);
+    }
+  }
+  kept.push_back(entry);
+  root["uncertainty"] = kept;
+}
+
+std::string inputs(const std::vector<std::string>& files) {
+  std::string out;
+  for (const auto& f : files) out += (out.empty() ? "" : ", ") + std::filesystem::path(f).filename().string();
+  return out;
+}
+
 // The hardware file's YAML with the fitted GEMM parameters and the data path.
 std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fitted,
                             const models::GemmFitError& error) {
@@ -110,6 +142,9 @@ std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fi
   char fit[200];
   std::snprintf(fit, sizeof fit, "GEMM fit over %d rows: median |error| %.1f%%, p90 %.1f%%.", error.rows,
                 100 * error.median, 100 * error.p90);
+  set_prior(root, "gpu.efficiency.gemm", error.median,
+            "preflight calibrate on " + inputs(o.data) + ": " + fit,
+            "GEMM times at the shapes of the model you plan (add them to the calibration table)");
   return calibrated_text(root, o.hardware, o.data, fit);
 }
 
@@ -134,6 +169,11 @@ std::string collective_yaml(const CalibrateOptions& o, const CollectiveFit& fit)
   else root["node"]["nvlink_efficiency"] = hw.node.nvlink_efficiency;
   char line[200];
   std::snprintf(line, sizeof line, "Collective fit: mean |log time error| %.1f%%.", 100 * fit.error);
+  const std::string source = "preflight calibrate on " + inputs(o.nccl_tests) + ": " + line;
+  const char* measure = "nccl-tests of the collectives and sizes the model runs, on this system";
+  set_prior(root, "nccl.latency_scale", fit.error, source, measure);
+  set_prior(root, "gpu.efficiency.communication_overhead_us", fit.error, source, measure);
+  set_prior(root, fit.across_servers ? "node.nic_efficiency" : "node.nvlink_efficiency", fit.error, source, measure);
   return calibrated_text(root, o.hardware, o.nccl_tests, line);
 }
 

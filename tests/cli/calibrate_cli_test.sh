@@ -31,6 +31,7 @@ assert fitted and abs(float(fitted.group(1)) - 0.803) < 1e-9, "efficiency.gemm w
 PY
 # The written file is a valid hardware file and gives the fit it printed.
 grep -q "^  sm_count: 132" "$tmp/h100.yaml" || grep -q "sm_count: 132" "$tmp/h100.yaml" || fail "no sm_count in the written file"
+grep -q "key: gpu.efficiency.gemm, low: 0.9" "$tmp/h100.yaml" || fail "the GEMM fit does not narrow gpu.efficiency.gemm's prior"
 "$preflight" calibrate --hardware "$tmp/h100.yaml" --data "$data" >"$tmp/again.txt" || fail "written file does not load"
 before=$(grep "fitted on all, all rows" "$tmp/out.txt" | sed 's/.*median |err| *\([0-9.]*\).*/\1/')
 after=$(grep "preset, all rows" "$tmp/again.txt" | sed 's/.*median |err| *\([0-9.]*\).*/\1/')
@@ -86,6 +87,14 @@ scale = float(re.search(r"latency_scale: ([0-9.e+-]+)", y).group(1))
 eff = float(re.search(r"nvlink_efficiency: ([0-9.e+-]+)", y).group(1))
 over = float(re.search(r"communication_overhead_us: ([0-9.e+-]+)", y).group(1))
 assert 0.3 < scale < 2 and 0.65 < eff < 0.8 and 10 < over < 50, (scale, eff, over)
+# Calibration narrows the fitted parameters' priors to the fit's error (>= 2 %).
+err = float(re.search(r"Collective fit: mean \|log time error\| ([0-9.]+)%", y).group(1)) / 100
+for key in ("nccl.latency_scale", "gpu.efficiency.communication_overhead_us", "node.nvlink_efficiency"):
+    m = re.search(r"key: " + re.escape(key) + r", low: ([0-9.]+), high: ([0-9.]+)", y)
+    assert m, key
+    low, high = float(m.group(1)), float(m.group(2))
+    assert abs(low - (1 - max(err, 0.02))) < 1e-3 and abs(high - (1 + max(err, 0.02))) < 1e-3, (key, low, high, err)
+assert y.count("key: gpu.sustained_clock") == 1, "the preset's other priors are kept, once"
 PY
 cat >"$tmp/all_reduce_perf.log" <<'LOG'
 # Collective test starting: all_reduce_perf
