@@ -2,6 +2,7 @@
 
 #include "io/report/fault_report.h"
 #include "io/report/report_figures.h"
+#include "models/uncertainty/linear_band.h"
 
 #include <string>
 
@@ -46,11 +47,24 @@ ordered_json bottlenecks_json(const RunResult& r) {
           {"binding_pp_stage", r.binding_stage}};
 }
 
-ordered_json uncertainty_json(const models::training::Uncertainty& u) {
-  return {{"step_time_ms_low", u.low_s * kMs},
-          {"step_time_ms_high", u.high_s * kMs},
+// The cheap band: the priors to first order over the binding GPU's time
+// (models/uncertainty/linear_band.h); `--uncertainty N` adds the sampled one.
+ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& e) {
+  const models::training::Uncertainty& u = r.uncertainty;
+  models::uncertainty::StepShares s;
+  s.step = r.step_time_s;
+  s.gemm = u.gemm_s;
+  s.attention = u.attention_s;
+  s.memory_bound = u.memory_bound_s;
+  s.collective_total = r.collective_total_s;
+  s.collective_exposed = r.collective_exposed_s;
+  s.host_bound = r.host_bound_s;
+  const models::uncertainty::LinearBand band = models::uncertainty::linear_band(models::uncertainty::priors_for(e), s);
+  return {{"step_time_ms_low", band.low * kMs},
+          {"step_time_ms_high", band.high * kMs},
           {"basis", u.basis},
-          {"calibrated_fraction", u.calibrated_fraction}};
+          {"calibrated_fraction", u.calibrated_fraction},
+          {"band_covers", band.covers}};
 }
 
 ordered_json simulation_json(const models::training::SimulationFigures& s) {
@@ -97,7 +111,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["memory"] = memory_json(r.memory);
   j["oom"] = oom_json(r.memory);
   j["bottlenecks"] = bottlenecks_json(r);
-  j["uncertainty"] = uncertainty_json(r.uncertainty);
+  j["uncertainty"] = uncertainty_json(r, e);
   j["simulation"] = simulation_json(r.simulation);
   j["config_sha256"] = std::string(config_sha256);
   j["version"] = std::string(version);

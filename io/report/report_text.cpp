@@ -116,9 +116,11 @@ void bottlenecks(const ordered_json& r, Block& b) {
 
 void uncertainty(const ordered_json& r, Block& b) {
   const ordered_json& u = r.at("uncertainty");
-  b.heading("uncertainty (cost-model confidence)");
-  b.row("step time range", format("%.3f .. %.3f ms  (basis %s, %.1f %% of compute calibrated)",
+  b.heading("uncertainty (cost-model priors)");
+  b.row("step time range", format("%.3f .. %.3f ms  (P10 .. P90 to first order in %zu compute and host priors; "
+                                  "basis %s, %.1f %% of compute calibrated)",
                                   num(u, "step_time_ms_low"), num(u, "step_time_ms_high"),
+                                  u.contains("band_covers") ? u.at("band_covers").size() : std::size_t{0},
                                   u.at("basis").get<std::string>().c_str(), 100 * num(u, "calibrated_fraction")));
   if (!u.contains("p50")) return;
   const ordered_json& mfu = u.at("mfu");

@@ -103,6 +103,18 @@ void fill_uncertainty(RunResult& r, const GpuFigures& f) {
   r.uncertainty.high_s = r.step_time_s + spread;
   const double compute = static_cast<double>(f.busy_ps);
   r.uncertainty.calibrated_fraction = compute > 0 ? static_cast<double>(f.stats.measured_ps) / compute : 0;
+  for (int k = 0; k < workload::kOpKindCount; ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    if (workload::stream_of(kind) != workload::Stream::compute) continue;
+    const double s = static_cast<double>(f.stats.kind_ps[static_cast<std::size_t>(k)]) * 1e-12;
+    switch (workload::op_class(kind)) {
+      case workload::OpClass::gemm: r.uncertainty.gemm_s += s; break;
+      case workload::OpClass::attention: r.uncertainty.attention_s += s; break;
+      case workload::OpClass::norm:
+      case workload::OpClass::elementwise: r.uncertainty.memory_bound_s += s; break;
+      default: break;
+    }
+  }
   int seen = 0;
   for (unsigned b = 0; b < 4; ++b)
     if (f.stats.bases & (1u << b)) {

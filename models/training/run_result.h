@@ -35,7 +35,12 @@ struct LongestCollective {
 
 // The cost model's confidence, folded over the compute ops of the binding GPU.
 struct Uncertainty {
-  double low_s = 0, high_s = 0;          // step time with every compute op at -/+ its relative uncertainty
+  // The cheap band (io/report: the report's step_time_ms_low/high come from
+  // models/uncertainty/linear_band.h over the class times below); these are
+  // the old spread, every compute op at -/+ its relative uncertainty.
+  double low_s = 0, high_s = 0;
+  // Compute-stream time on the binding GPU by class of kernel, seconds.
+  double gemm_s = 0, attention_s = 0, memory_bound_s = 0;
   std::string basis;                     // "calibrated", "interpolated", "extrapolated", "roofline_only", or "mixed"
   double calibrated_fraction = 0;        // share of compute time priced from measurements (calibrated or interpolated)
 };

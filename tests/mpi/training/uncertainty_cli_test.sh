@@ -6,7 +6,9 @@
 #  - P10 <= P50 <= P90, the one-at-a-time runs straddle the nominal step
 #    for the GEMM rate, the ranking is by swing and names what to measure;
 #  - with every prior collapsed (low = high = 1) every sample is the
-#    nominal run: P10 = P50 = P90 = the report's step time;
+#    nominal run: P10 = P50 = P90 = the report's step time, and the cheap
+#    band closes on it too;
+#  - the timeline's /summary carries the band;
 #  - another seed gives other samples; the config key works like the flag;
 #  - sweep --uncertainty: common samples across variants, the same on 1 and 2
 #    ranks; a real difference is a robust ranking, identical variants are
@@ -57,6 +59,18 @@ assert u["narrow_first"]["parameter"] == top
 assert "step_time_ms_low" in u and "basis" in u  # the cheap band's keys stay
 PY
 
+# The timeline's /summary carries the band (it follows the report).
+out=$work/h5
+"$preflight" run "$exp" "${plan[@]:0:${#plan[@]}-1}" --uncertainty 2 --out "$out" > "$out.txt" 2>&1 \
+  || { fail "--uncertainty with a timeline exited $?"; cat "$out.txt"; }
+/usr/bin/python3 - "$out" <<'PY' || fail "/summary lacks the band"
+import h5py, json, sys
+u = json.load(open(sys.argv[1] + "/report.json"))["uncertainty"]
+a = h5py.File(sys.argv[1] + "/timeline.h5")["summary"].attrs
+assert a["uncertainty.p50"] == u["p50"] and a["uncertainty.step_time_ms_low"] == u["step_time_ms_low"]
+assert json.loads(a["uncertainty.sensitivity"])[0]["parameter"] == u["sensitivity"][0]["parameter"]
+PY
+
 # Every prior collapsed: the band is the nominal run, exactly.
 cp "$root/configs/hardware/a100-sxm-80gb.yaml" "$work/flat.yaml"
 /usr/bin/python3 - "$work/flat.yaml" <<'PY'
@@ -75,6 +89,7 @@ out=$work/flat
 import json, sys
 r = json.load(open(sys.argv[1])); u = r["uncertainty"]
 assert u["p10"] == u["p50"] == u["p90"] == r["step_time_ms"], (u["p10"], u["p90"], r["step_time_ms"])
+assert u["step_time_ms_low"] == u["step_time_ms_high"] == r["step_time_ms"], u  # the cheap band closes too
 assert all(x["swing_ms"] == 0 for x in u["sensitivity"])
 assert u["narrow_first"] is None
 PY

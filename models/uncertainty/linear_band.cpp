@@ -1,0 +1,50 @@
+#include "models/uncertainty/linear_band.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "models/uncertainty/latin_hypercube.h"
+
+namespace pf::models::uncertainty {
+namespace {
+
+// The step's change when the prior's parameter is at multiplier m (its value
+// clipped to the physical limits first); none for a parameter the run's
+// totals cannot price.
+std::optional<double> step_change(const Prior& p, double m, const StepShares& s) {
+  const double v = p.value(m) / p.nominal;  // the multiplier after clipping
+  const std::string_view key = p.parameter->key;
+  if (key == "hardware.gpu.efficiency.gemm") return s.gemm * (1 / v - 1);
+  if (key == "hardware.gpu.sustained_clock") return (s.gemm + s.attention) * (1 / v - 1);
+  if (key == "hardware.gpu.efficiency.attention" || key == "hardware.gpu.efficiency.attention_flash2")
+    return s.attention * (1 / v - 1);
+  if (key == "hardware.gpu.efficiency.elementwise") return s.memory_bound * (1 / v - 1);
+  if (key == "hardware.gpu.efficiency.overlap_slowdown")
+    return std::max(0.0, s.collective_total - s.collective_exposed) * (v - 1);
+  if (key == "training.host_overhead_us") return s.host_bound * (v - 1);
+  return std::nullopt;
+}
+
+}  // namespace
+
+double prior_quantile(const Prior& p, double q) { return triangular_multiplier(q, p.low, p.high); }
+
+LinearBand linear_band(const std::vector<Prior>& priors, const StepShares& s) {
+  double down = 0, up = 0;
+  LinearBand band;
+  for (const Prior& p : priors) {
+    const auto a = step_change(p, prior_quantile(p, 0.1), s);
+    const auto b = step_change(p, prior_quantile(p, 0.9), s);
+    if (!a || !b) continue;
+    band.covers.emplace_back(p.parameter->key);
+    const double lo = std::min({*a, *b, 0.0}), hi = std::max({*a, *b, 0.0});
+    down += lo * lo;
+    up += hi * hi;
+  }
+  band.low = std::max(0.0, s.step - std::sqrt(down));
+  band.high = s.step + std::sqrt(up);
+  return band;
+}
+
+}  // namespace pf::models::uncertainty
