@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <limits>
 
+#include "io/report/string_format.h"
 #include "io/sweep/uncertainty_run.h"
 
 namespace pf::sweep {
@@ -76,27 +75,14 @@ Comparison compare(const VariantBand& better, const VariantBand& next) {
   return c;
 }
 
-namespace {
-
-std::string line(const char* fmt, ...) {
-  char text[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(text, sizeof text, fmt, args);
-  va_end(args);
-  return text;
-}
-
-}  // namespace
-
 std::string format_bands(const SweepBands& b, const std::vector<std::size_t>& ranked,
                          const std::vector<std::string>& labels) {
   std::size_t width = 7;
   for (const std::string& l : labels) width = std::max(width, l.size());
   const int w = static_cast<int>(width);
-  std::string out = line("uncertainty: %d samples of the cost-model priors (seed %llu), the same for every variant\n",
+  std::string out = report::format("uncertainty: %d samples of the cost-model priors (seed %llu), the same for every variant\n",
                          b.samples, static_cast<unsigned long long>(b.seed));
-  out += line("%4s  %-*s  %12s  %12s  %12s  %s\n", "rank", w, "variant", "p10_ms", "p50_ms", "p90_ms",
+  out += report::format("%4s  %-*s  %12s  %12s  %12s  %s\n", "rank", w, "variant", "p10_ms", "p50_ms", "p90_ms",
               "against the next rank");
   for (std::size_t k = 0; k < ranked.size(); ++k) {
     const VariantBand* v = b.find(ranked[k]);
@@ -105,11 +91,11 @@ std::string format_bands(const SweepBands& b, const std::vector<std::size_t>& ra
     if (k + 1 < ranked.size()) {
       if (const VariantBand* next = b.find(ranked[k + 1]); next != nullptr) {
         const Comparison c = compare(*v, *next);
-        versus = line("faster in %.0f %% of %d samples, by %.1f .. %.1f %%%s", 100 * c.faster_share, c.samples,
+        versus = report::format("faster in %.0f %% of %d samples, by %.1f .. %.1f %%%s", 100 * c.faster_share, c.samples,
                       c.margin_pct_p10, c.margin_pct_p90, c.robust() ? "" : "  (ranking flips within the band)");
       }
     }
-    out += line("%4zu  %-*s  %12.3f  %12.3f  %12.3f  %s\n", k + 1, w, labels[k].c_str(), v->percentiles.p10,
+    out += report::format("%4zu  %-*s  %12.3f  %12.3f  %12.3f  %s\n", k + 1, w, labels[k].c_str(), v->percentiles.p10,
                 v->percentiles.p50, v->percentiles.p90, versus.c_str());
   }
   return out;

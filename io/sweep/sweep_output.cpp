@@ -21,10 +21,6 @@ std::string label_of(const SweepRow& row, const std::vector<std::string>& shorte
   return variant_label(v, shortened);
 }
 
-// The shortest text that reads back as the same double (what JSON writes), so
-// CSV and JSON agree digit for digit.
-std::string exact(double v) { return ordered_json(v).dump(); }
-
 // RFC 4180: quote a field holding a comma, quote or line break; double the quotes.
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -101,10 +97,10 @@ std::string format_csv(const SweepTable& t) {
                                   csv_field(label_of(r, shortened))};
     for (const Assignment& a : r.variant) f.push_back(csv_field(a.value));
     if (r.valid) {
-      for (double v : {r.step_time_ms, r.tokens_per_s, r.mfu, r.hfu, r.peak_memory_gb}) f.push_back(exact(v));
+      for (double v : {r.step_time_ms, r.tokens_per_s, r.mfu, r.hfu, r.peak_memory_gb}) f.push_back(exact_text(v));
       f.emplace_back(r.oom ? "yes" : "no");
-      f.push_back(r.change_pct ? exact(*r.change_pct) : std::string());
-      f.push_back(exact(r.wall_s));
+      f.push_back(r.change_pct ? exact_text(*r.change_pct) : std::string());
+      f.push_back(exact_text(r.wall_s));
       f.emplace_back("yes");
       f.emplace_back();
     } else {

@@ -1,27 +1,20 @@
 #include "io/sweep/uncertainty_run.h"
 
-#include <cstdio>
-
 #include "core/error.h"
 #include "io/sweep/sweep_runner.h"
+#include "io/sweep/variant_value.h"
 
 namespace pf::sweep {
 namespace {
 
 namespace mu = models::uncertainty;
 
-std::string exact(double v) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
-}
-
 Variant variant_of(const mu::SamplePlan& plan, const std::vector<double>& multipliers, std::size_t index) {
   Variant v;
   v.grid_index = index;
   for (std::size_t i = 0; i < plan.priors.size(); ++i) {
     const mu::Prior& p = plan.priors[i];
-    v.assignments.push_back({std::string(p.parameter->key), exact(p.value(multipliers[i]))});
+    v.assignments.push_back({std::string(p.parameter->key), exact_text(p.value(multipliers[i]))});
   }
   return v;
 }

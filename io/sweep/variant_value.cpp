@@ -68,4 +68,6 @@ nlohmann::ordered_json value_json(std::string_view yaml_text) {
   return s;
 }
 
+std::string exact_text(double v) { return nlohmann::ordered_json(v).dump(); }
+
 }  // namespace pf::sweep

@@ -8,10 +8,15 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 namespace pf::sweep {
 
 nlohmann::ordered_json value_json(std::string_view yaml_text);
+
+// The shortest text that reads back as the same double (what JSON writes):
+// CSV and JSON agree digit for digit, and a sampled --set value is exact.
+std::string exact_text(double v);
 
 }  // namespace pf::sweep

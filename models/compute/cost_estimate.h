@@ -1,6 +1,8 @@
 // What the cost model answers for one op: its duration and how far to trust it.
-// The report's uncertainty band (io/report/README.md, `uncertainty`) is built from
-// `relative_uncertainty`; `basis` and `extrapolation` say where it came from.
+// `relative_uncertainty` is the estimator's own error at this query (a measured
+// table's error curve, or a fixed figure for the roofline); the report's band
+// comes from the priors instead (models/uncertainty/README.md) and keeps only
+// `basis`, which says where the durations came from, with `extrapolation`.
 #pragma once
 
 #include <cstdint>

@@ -270,7 +270,6 @@ void GpuExecutor::complete(core::LpContext& engine, ExecutionShared& shared, std
   stats_.end_ps = end;
   if (p.op.stream == Stream::compute) {
     stats_.phase_compute_ps[static_cast<std::size_t>(p.op.phase)] += dt;
-    stats_.uncertainty_ps += static_cast<double>(dt) * p.cost.relative_uncertainty;
     if (p.cost.basis == CostBasis::calibrated || p.cost.basis == CostBasis::interpolated) stats_.measured_ps += dt;
     stats_.bases |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(p.cost.basis));
   } else if (p.op.stream == Stream::comm && dt > stats_.longest_ps) {

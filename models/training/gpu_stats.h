@@ -15,7 +15,6 @@ struct GpuStats {
   std::array<std::int64_t, 3> phase_compute_ps{};            // compute busy per phase (fwd, bwd, opt)
   std::array<std::int64_t, workload::kOpKindCount> kind_ps{}; // duration per op kind (comm: issue to done)
   std::array<std::uint32_t, workload::kOpKindCount> kind_count{};
-  double uncertainty_ps = 0;   // sum over compute ops of duration x relative uncertainty
   std::int64_t measured_ps = 0;  // compute time priced from a table (calibrated or interpolated)
   std::uint8_t bases = 0;      // bit per CostBasis seen
   std::int64_t end_ps = 0;     // the last op's end

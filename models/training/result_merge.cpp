@@ -98,9 +98,6 @@ void fill_bottlenecks(RunResult& r, const GpuFigures& f) {
 }
 
 void fill_uncertainty(RunResult& r, const GpuFigures& f) {
-  const double spread = f.stats.uncertainty_ps * 1e-12;
-  r.uncertainty.low_s = std::max(0.0, r.step_time_s - spread);
-  r.uncertainty.high_s = r.step_time_s + spread;
   const double compute = static_cast<double>(f.busy_ps);
   r.uncertainty.calibrated_fraction = compute > 0 ? static_cast<double>(f.stats.measured_ps) / compute : 0;
   for (int k = 0; k < workload::kOpKindCount; ++k) {

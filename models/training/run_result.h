@@ -33,12 +33,10 @@ struct LongestCollective {
   std::int32_t microbatch = -1;
 };
 
-// The cost model's confidence, folded over the compute ops of the binding GPU.
+// What the report's uncertainty block is built from: how the binding GPU's
+// compute was priced, and its compute-stream time by class of kernel, over
+// which io/report applies the priors (models/uncertainty/linear_band.h).
 struct Uncertainty {
-  // The cheap band (io/report: the report's step_time_ms_low/high come from
-  // models/uncertainty/linear_band.h over the class times below); these are
-  // the old spread, every compute op at -/+ its relative uncertainty.
-  double low_s = 0, high_s = 0;
   // Compute-stream time on the binding GPU by class of kernel, seconds.
   double gemm_s = 0, attention_s = 0, memory_bound_s = 0;
   std::string basis;                     // "calibrated", "interpolated", "extrapolated", "roofline_only", or "mixed"

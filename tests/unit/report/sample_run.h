@@ -36,8 +36,6 @@ inline models::training::RunResult sample_run() {
   r.dominant_op_type = "gemm";
   r.top_ops = {{"mlp_fc1_fwd", 0.2125, 384}, {"attention_bwd", 0.1875, 384}, {"tp_all_reduce", 0.0625, 768}};
   r.longest_collective = {"dp_grad_reduce_scatter", "dp[3]", 536870912, 0.0215, 5, 3, -1};
-  r.uncertainty.low_s = 1.4;
-  r.uncertainty.high_s = 1.65;
   r.uncertainty.basis = "mixed";
   r.uncertainty.calibrated_fraction = 0.625;
   r.uncertainty.gemm_s = 0.8;
