@@ -16,10 +16,9 @@ int channel_count(const CollectiveConfig& config, const Group& group, const Grou
   return group.nodes() == 1 ? 1 : std::clamp(links.rails, 1, kMaxChannels);
 }
 
-std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes, std::uint64_t smallest,
-                             int pieces_per_hop) {
+std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes, std::uint64_t smallest) {
   std::uint64_t piece = std::max<std::uint64_t>(1, max_bytes);
-  const auto wanted = static_cast<std::uint64_t>(pieces_per_hop * std::max(depth, 1));
+  const auto wanted = static_cast<std::uint64_t>(4 * std::max(depth, 1));
   while (piece > smallest && part / piece < wanted) piece /= 2;
   return piece;
 }
@@ -34,7 +33,7 @@ int tree_pipeline_depth(const Group& group) {
 }
 
 std::uint64_t tree_piece(std::uint64_t part, const Group& group, std::uint64_t max_bytes, std::uint64_t smallest) {
-  return pipeline_piece(part, tree_pipeline_depth(group), max_bytes, smallest, kTreePiecesPerHop);
+  return pipeline_piece(part, tree_pipeline_depth(group), max_bytes, smallest);
 }
 
 bool available(Op op, Algo algo, const Group& group) {

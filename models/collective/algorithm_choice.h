@@ -32,21 +32,14 @@ inline constexpr int kMaxChannels = 32;
 int channel_count(const CollectiveConfig& config, const Group& group, const GroupLinks& links);
 
 // The pipelined piece for `part` bytes flowing through `depth` hops: halved
-// from `max_bytes` while fewer than `pieces_per_hop` pieces per hop would be
-// in flight, down to `smallest` (NCCL shrinks its tree chunk size the same way
-// for small messages, src/enqueue.cc), so a pipeline fills quickly.
+// from `max_bytes` while fewer than 4 pieces per hop would be in flight, down
+// to `smallest` (NCCL shrinks its tree chunk size the same way for small
+// messages, src/enqueue.cc), so a pipeline fills quickly.
 inline constexpr std::uint64_t kSmallestPiece = 64 * 1024;
 std::uint64_t pipeline_piece(std::uint64_t part, int depth, std::uint64_t max_bytes,
-                             std::uint64_t smallest = kSmallestPiece, int pieces_per_hop = 4);
+                             std::uint64_t smallest = kSmallestPiece);
 
-// Trees cut finer: NCCL's tree kernels move one step of their buffer per hop
-// (a few to a few hundred KiB, NCCL_STEPS = 8 in flight), so their pipeline
-// fill is a small part of a mid-size call. With 4 pieces per hop the simulated
-// fill of a 8-32 MiB LL all-reduce in one server came to 5-8 % of NCCL's
-// predicted time (tests/unit/collective/nccl_model_test.cpp); 16 keeps it
-// under 2 % while a tree's event count grows only for parts below
-// 16 x depth x pipeline_bytes.
-inline constexpr int kTreePiecesPerHop = 16;
+// A tree's piece: pipeline_piece over the tree's depth (tree_pipeline_depth).
 std::uint64_t tree_piece(std::uint64_t part, const Group& group, std::uint64_t max_bytes, std::uint64_t smallest);
 
 // The smallest pipelined piece (payload bytes) a protocol moves: one step of

@@ -1,5 +1,6 @@
 #include "models/collective/collective_state.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -40,6 +41,16 @@ bool CollectiveState::start(const Request& request, Algo algo, std::uint64_t coo
   return complete();
 }
 
+// The largest pipelined piece, payload bytes: simulation.chunk_bytes on the
+// wire. LL carries 8 bytes of data per 16-byte line (wire factor ~2-9), so a
+// piece of chunk_bytes of payload would be several times that on the wire and
+// fill a tree's pipeline for ~190 us where NCCL's LL latency is 15 us
+// (tests/unit/collective/nccl_model_test.cpp: +7.5 % at 32 MiB in one server).
+std::uint64_t CollectiveState::wire_piece_limit(const CollectiveConfig& config, std::uint64_t smallest) const {
+  if (!cost_ || cost_->wire_factor <= 1.0) return config.pipeline_bytes;
+  return std::max(smallest, static_cast<std::uint64_t>(static_cast<double>(config.pipeline_bytes) / cost_->wire_factor));
+}
+
 void CollectiveState::build(const Group& g, int channels, const CollectiveConfig& config, const SendContext& cx) {
   const int n = g.size();
   const std::uint64_t bytes = request_.bytes;
@@ -65,7 +76,7 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
       for (int c = 0; c < channels; ++c) {
         const std::uint64_t part = split(split(bytes, 2, static_cast<std::uint64_t>(t)), static_cast<std::uint64_t>(channels),
                                          static_cast<std::uint64_t>(c));
-        trees_.emplace_back(g, t, c, cx.gpu, part, tree_piece(part, g, config.pipeline_bytes, smallest));
+        trees_.emplace_back(g, t, c, cx.gpu, part, tree_piece(part, g, wire_piece_limit(config, smallest), smallest));
       }
     }
     unfinished_ = trees_.size();

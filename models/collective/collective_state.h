@@ -62,6 +62,7 @@ class CollectiveState {
   enum class Pattern : std::uint8_t { ring, hierarchical, tree, chain, counted };
 
   void build(const Group& group, int channels, const CollectiveConfig& config, const SendContext& cx);
+  std::uint64_t wire_piece_limit(const CollectiveConfig& config, std::uint64_t smallest) const;
   void build_exchange(const Group& group, const SendContext& cx);
   void note(std::uint8_t phase, std::uint8_t channel, int src, std::uint32_t count);
   void advance_all(const SendContext& cx);

@@ -138,9 +138,10 @@ double links_latency_s(NcclFunc f, NcclAlgo a, const Group& g, const GroupLinks&
   }
   const auto bytes = static_cast<std::uint64_t>(wire_bytes);
   const Algo algo = a == NcclAlgo::tree ? Algo::tree : Algo::ring;
-  // Pieces as the simulation cuts them (payload bytes), on the wire `wire_bytes / payload` larger.
+  // Pieces as the simulation cuts them: at most pipeline_bytes on the wire
+  // (collective_state.cpp), at least the protocol's smallest, `w` times its payload.
   const double w = std::max(1.0, wire_factor);
-  const double estimate = all_reduce_estimate(algo, g, l, bytes, channels, static_cast<std::uint64_t>(pipeline_bytes * w),
+  const double estimate = all_reduce_estimate(algo, g, l, bytes, channels, pipeline_bytes,
                                               static_cast<std::uint64_t>(static_cast<double>(smallest) * w));
   const double bandwidth = (a == NcclAlgo::tree ? 2.0 : 2 * (n - 1) / n) * wire_bytes / total;
   const double latency = std::max(0.0, estimate - bandwidth);

@@ -9,8 +9,9 @@
 // GPU's part completes no earlier than NCCL's predicted time after it started
 // (StepCost::floor: where the estimate of the tree's pipeline fill that base
 // subtracts overstates the simulated fill, mid sizes came out up to 13 %
-// fast), and trees cut 16 pieces per hop (kTreePiecesPerHop: with 4, the
-// fill of 8-32 MiB LL calls in one server ran 5-8 % slow).
+// fast), and pipelined pieces of at most chunk_bytes on the wire
+// (CollectiveState::wire_piece_limit: LL's pieces were ~4x that, and the fill
+// of 8-32 MiB LL calls in one server ran 5-8 % slow).
 #include <gtest/gtest.h>
 
 #include <cmath>
