@@ -37,6 +37,16 @@ class EventHeap {
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   const QueueEntry& top() const { return heap_[0]; }
+  // The entry that becomes the top once the top is popped (the smallest of
+  // its children); nullptr when the top is alone. Not valid after a push.
+  const QueueEntry* runner_up() const {
+    const std::size_t n = heap_.size();
+    if (n < 2) return nullptr;
+    std::size_t best = 1;
+    for (std::size_t c = 2; c < n && c <= 4; ++c)
+      if (before(heap_[c], heap_[best])) best = c;
+    return &heap_[best];
+  }
 
   void push(const QueueEntry& entry) {
     grow_if_full(heap_);

@@ -116,6 +116,11 @@ inline void EventQueue::push(const Event& event) {
 inline void EventQueue::begin_pop(Event& out) {
   const std::uint32_t slot = heap_.top().slot;
   out = pool_[slot];
+  // The body of the event most likely handled next is a cache miss in a large
+  // model (thousands of LPs, bodies scattered over the pool): fetching it now
+  // overlaps the miss with this event's handler. A handler's own sends only
+  // ever replace it with an event whose body was just written (in cache).
+  if (const QueueEntry* next = heap_.runner_up()) __builtin_prefetch(&pool_[next->slot]);
   grow_if_full(free_slots_);
   free_slots_.push_back(slot);
   top_taken_ = true;

@@ -27,10 +27,30 @@ ClusterGraph::ClusterGraph(const ClusterShape& shape) : shape_(shape), graph_(st
     throw ConfigError("topology: expected at most " + std::to_string(std::numeric_limits<LinkId>::max() / 2) +
                       " cables, found " + std::to_string(cables));
   }
+  place_gpus();
   add_vertices();
   links_.reserve(static_cast<std::size_t>(2 * cables));
   add_cables();
   index_out_links();
+}
+
+// GPU i of a server uses NIC i*nics/gpus (rail i); a rail-optimized fabric
+// wires rail r of every server in a group of nodes_per_leaf to that group's
+// leaf r, any other fabric all NICs of those servers to one leaf.
+void ClusterGraph::place_gpus() {
+  const ClusterShape& s = shape_;
+  gpu_place_.resize(static_cast<std::size_t>(s.gpus()));
+  for (int g = 0; g < s.gpus(); ++g) {
+    const int node = g / s.gpus_per_node;
+    const int local = g % s.gpus_per_node;
+    gpu_place_[static_cast<std::size_t>(g)] = {node, node * s.nics_per_node + local * s.nics_per_node / s.gpus_per_node};
+  }
+  nic_leaf_.resize(static_cast<std::size_t>(s.nics()));
+  for (int nic = 0; nic < s.nics(); ++nic) {
+    const int node = nic / s.nics_per_node;
+    const int rail = s.rail_optimized() ? nic % s.nics_per_node : 0;
+    nic_leaf_[static_cast<std::size_t>(nic)] = node / s.nodes_per_leaf * s.leaves_per_group + rail;
+  }
 }
 
 void ClusterGraph::add_vertices() {

@@ -133,13 +133,47 @@ void route(const ClusterGraph& g, int src_gpu, int dst_gpu, std::uint64_t flow, 
   route_via(g, src_gpu, dst_gpu, choose_uplinks(g, src_gpu, dst_gpu, flow), out);
 }
 
+// The hop out of `at` computed from `at`'s place on the path (route_via's
+// order) instead of building the path and scanning it: a chunk asks at every
+// hop, and the scan read up to eight links' records. The branch above the
+// leaves is hashed only at the hops that need it. A candidate link is returned
+// only if it leaves `at`, so a vertex off the path still gets kNoLink.
 LinkId next_link(const ClusterGraph& g, VertexId at, int src_gpu, int dst_gpu, std::uint64_t flow) {
-  Path p;
-  route(g, src_gpu, dst_gpu, flow, p);
-  for (LinkId l : p.view()) {
-    if (g.link(l).src == at) return l;
+  if (src_gpu == dst_gpu) return kNoLink;
+  const Vertex& v = g.vertex(at);
+  const auto leaving = [&](LinkId l) { return g.link(l).src == at ? l : kNoLink; };
+  if (g.node_of_gpu(src_gpu) == g.node_of_gpu(dst_gpu)) {
+    if (v.kind == VertexKind::gpu) return leaving(g.gpu_nvswitch_link(src_gpu));
+    if (v.kind == VertexKind::nvswitch) return leaving(ClusterGraph::reverse(g.gpu_nvswitch_link(dst_gpu)));
+    return kNoLink;
   }
-  return kNoLink;
+  const int snic = g.nic_of_gpu(src_gpu);
+  const int dnic = g.nic_of_gpu(dst_gpu);
+  const int sl = g.leaf_of_nic(snic);
+  const int dl = g.leaf_of_nic(dnic);
+  switch (v.kind) {
+    case VertexKind::gpu: return leaving(g.gpu_nic_link(src_gpu));
+    case VertexKind::nic:
+      if (v.index == snic) return leaving(g.nic_leaf_link(snic));
+      return v.index == dnic ? leaving(ClusterGraph::reverse(g.gpu_nic_link(dst_gpu))) : kNoLink;
+    case VertexKind::leaf:
+      if (v.index == dl) return leaving(ClusterGraph::reverse(g.nic_leaf_link(dnic)));
+      if (v.index != sl) return kNoLink;
+      return leaving(g.leaf_spine_link(sl, choose_uplinks(g, src_gpu, dst_gpu, flow).spine));
+    case VertexKind::nvswitch: return kNoLink;
+    case VertexKind::spine:
+    case VertexKind::core: break;
+  }
+  if (sl == dl) return kNoLink;
+  const UplinkChoice c = choose_uplinks(g, src_gpu, dst_gpu, flow);
+  const int sp = g.pod_of_leaf(sl);
+  const int dp = g.pod_of_leaf(dl);
+  const LinkId down_to_leaf = ClusterGraph::reverse(g.leaf_spine_link(dl, c.spine));
+  if (sp == dp) return v.kind == VertexKind::spine ? leaving(down_to_leaf) : kNoLink;
+  const LinkId down_to_spine = ClusterGraph::reverse(g.spine_core_link(g.spine_of(dp, c.spine), c.core));
+  if (v.kind == VertexKind::core) return leaving(down_to_spine);
+  const LinkId up = g.spine_core_link(g.spine_of(sp, c.spine), c.core);
+  return g.link(up).src == at ? up : leaving(down_to_leaf);
 }
 
 PathStats path_stats(const ClusterGraph& g, const Path& path) {

@@ -36,7 +36,8 @@ std::size_t ClusterGraph::memory_bytes() const {
   const std::size_t bgl = vertices_.size() * (sizeof(Vertex) + sizeof(std::vector<char>)) +
                           links_.size() * (sizeof(Link) + sizeof(std::size_t));
   return bgl + vertices_.capacity() * sizeof(Vertex) + links_.capacity() * sizeof(Link) +
-         out_offset_.capacity() * sizeof(std::int32_t) + out_links_.capacity() * sizeof(LinkId);
+         out_offset_.capacity() * sizeof(std::int32_t) + out_links_.capacity() * sizeof(LinkId) +
+         gpu_place_.capacity() * sizeof(GpuPlace) + nic_leaf_.capacity() * sizeof(std::int32_t);
 }
 
 }  // namespace pf::models::network

@@ -72,16 +72,11 @@ class ClusterGraph {
   VertexId vertex_of(VertexKind k, int index) const { return kind_first_[idx(k)] + index; }
 
   // Structure, by index within a kind.
-  int node_of_gpu(int gpu) const { return gpu / shape_.gpus_per_node; }
-  int nic_of_gpu(int gpu) const {  // GPU i of a server uses NIC i*nics/gpus (rail i)
-    const int local = gpu % shape_.gpus_per_node;
-    return node_of_gpu(gpu) * shape_.nics_per_node + local * shape_.nics_per_node / shape_.gpus_per_node;
-  }
-  int leaf_of_nic(int nic) const {
-    const int node = nic / shape_.nics_per_node;
-    const int rail = shape_.rail_optimized() ? nic % shape_.nics_per_node : 0;
-    return node / shape_.nodes_per_leaf * shape_.leaves_per_group + rail;
-  }
+  // Routing asks these at every hop; each is several integer divisions, so
+  // they are tabulated once (place_gpus()). Indices are not checked.
+  int node_of_gpu(int gpu) const { return gpu_place_[static_cast<std::size_t>(gpu)].node; }
+  int nic_of_gpu(int gpu) const { return gpu_place_[static_cast<std::size_t>(gpu)].nic; }
+  int leaf_of_nic(int nic) const { return nic_leaf_[static_cast<std::size_t>(nic)]; }
   int pod_of_leaf(int leaf) const { return leaf / shape_.leaves_per_pod; }
   int spine_of(int pod, int k) const { return pod * shape_.spines_per_pod + k; }
   int core_of(int k, int c) const { return k * shape_.spine_uplinks + c; }
@@ -108,6 +103,7 @@ class ClusterGraph {
 
  private:
   static constexpr std::size_t idx(VertexKind k) { return static_cast<std::size_t>(k); }
+  void place_gpus();
   void add_vertices();
   void add_cables();
   void add_cable(VertexId lower, VertexId upper, double bandwidth_Bps, core::SimTime up_latency,
@@ -117,6 +113,12 @@ class ClusterGraph {
 
   ClusterShape shape_;
   std::array<VertexId, kVertexKinds + 1> kind_first_{};
+  struct GpuPlace {
+    std::int32_t node = 0;
+    std::int32_t nic = 0;
+  };
+  std::vector<GpuPlace> gpu_place_;     // per GPU
+  std::vector<std::int32_t> nic_leaf_;  // per NIC
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
   std::vector<std::int32_t> out_offset_;

@@ -40,15 +40,34 @@ GpuExecutor::GpuExecutor(ProgramSource program, bool record) : program_(std::mov
   immediate_.reserve(4);
 }
 
+workload::Op GpuExecutor::PendingOp::op() const {
+  workload::Op o;
+  o.id = id;
+  o.kind = kind;
+  o.stream = stream;
+  o.phase = phase;
+  o.layer = layer;
+  o.microbatch = microbatch;
+  o.group = group;
+  o.seq = seq;
+  o.peer = peer;
+  o.bytes = bytes;
+  o.flops = flops;
+  o.dep_count = dep_count;
+  o.deps = deps;
+  return o;
+}
+
 std::size_t GpuExecutor::find(std::uint32_t op) const {
-  for (std::size_t i = 0; i < pending_.size(); ++i)
-    if (pending_[i].op.id == op) return i;
+  const auto it = std::lower_bound(pending_.begin(), pending_.end(), op,
+                                   [](const PendingOp& p, std::uint32_t id) { return p.id < id; });
+  if (it != pending_.end() && it->id == op) return static_cast<std::size_t>(it - pending_.begin());
   throw SimulationError("training: GPU " + std::to_string(gpu()) + " completed op " + std::to_string(op) +
                         " which is not in flight");
 }
 
-bool GpuExecutor::is_host_sync(const workload::Op& op, const ExecutionShared& shared) const {
-  return op.kind == workload::OpKind::optimizer_step || (shared.host_sync_on_loss && op.kind == workload::OpKind::loss_fwd);
+bool GpuExecutor::is_host_sync(workload::OpKind kind, const ExecutionShared& shared) const {
+  return kind == workload::OpKind::optimizer_step || (shared.host_sync_on_loss && kind == workload::OpKind::loss_fwd);
 }
 
 // A sync point is reached once every op before it has completed, p2p receives
@@ -56,7 +75,7 @@ bool GpuExecutor::is_host_sync(const workload::Op& op, const ExecutionShared& sh
 void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& shared) {
   if (!host_blocked_) return;
   for (std::size_t i = 0; i + 1 < pending_.size(); ++i) {
-    if (pending_[i].op.kind != workload::OpKind::pp_recv) return;
+    if (pending_[i].kind != workload::OpKind::pp_recv) return;
   }
   host_blocked_ = false;
   host_clock_ = std::max(host_clock_, now) + shared.host_overhead;
@@ -67,7 +86,7 @@ bool GpuExecutor::issued(core::LpContext& engine, const PendingOp& p) {
   if (p.issue <= engine.now()) return true;
   if (p.issue < wake_scheduled_ && p.issue != core::SimTime::infinity()) {
     wake_scheduled_ = p.issue;
-    engine.send(p.issue, static_cast<core::LpId>(gpu()), HostIssued{p.op.id});
+    engine.send(p.issue, static_cast<core::LpId>(gpu()), HostIssued{p.id});
   }
   return false;
 }
@@ -79,27 +98,44 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
     if (pending_.size() >= kMaxPending)
       throw SimulationError("training: GPU " + std::to_string(gpu()) + " has " + std::to_string(kMaxPending) +
                             " ops in flight; the program cannot make progress");
-    PendingOp& p = pending_.emplace_back();
-    if (!program_.next(p.op)) {
-      pending_.pop_back();
+    // The program writes a whole op (~200 bytes): into a stack slot, hot in
+    // cache, of which pending_ keeps what execution reads.
+    workload::Op op;
+    if (!program_.next(op)) {
       exhausted_ = true;
       break;
     }
     pulled = true;
+    PendingOp& p = pending_.emplace_back();
+    p.id = op.id;
+    p.kind = op.kind;
+    p.stream = op.stream;
+    p.phase = op.phase;
+    p.dep_count = op.dep_count;
+    p.layer = op.layer;
+    p.microbatch = op.microbatch;
+    p.group = op.group;
+    p.seq = op.seq;
+    p.peer = op.peer;
+    p.bytes = op.bytes;
+    p.flops = op.flops;
+    p.deps = op.deps;
     // A dependency is done unless it is still in flight (ids are issued in order).
-    for (int d = 0; d < p.op.dep_count; ++d)
+    for (int d = 0; d < op.dep_count; ++d)
       for (std::size_t i = 0; i + 1 < pending_.size(); ++i)
-        if (pending_[i].op.id == p.op.deps[static_cast<std::size_t>(d)]) {
+        if (pending_[i].id == op.deps[static_cast<std::size_t>(d)]) {
           ++p.waiting;
           break;
         }
-    if (p.op.stream == Stream::compute) {
-      p.cost = shared.conditions->price(gpu(), p.op);
+    if (op.stream == Stream::compute) {
+      const CostEstimate cost = shared.conditions->price(gpu(), op);
+      p.seconds = cost.seconds;
+      p.basis = cost.basis;
       ++unstarted_compute_;
     }
     // Imported ops (measured times) and a zero host cost: no host model.
-    if (shared.host_overhead == core::SimTime::zero() || p.op.seconds >= 0) continue;
-    if (is_host_sync(p.op, shared)) {
+    if (shared.host_overhead == core::SimTime::zero() || op.seconds >= 0) continue;
+    if (is_host_sync(op.kind, shared)) {
       host_blocked_ = true;
       p.issue = core::SimTime::infinity();
       release_host_sync(engine.now(), shared);
@@ -116,10 +152,10 @@ bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) 
   bool compute_blocked = computing_;
   std::uint32_t groups_blocked = busy_groups_;
   // Index loop: starting an op never adds to pending_, but complete() may not run here.
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
+  for (std::size_t i = first_unstarted_; i < pending_.size(); ++i) {
     PendingOp& p = pending_[i];
     if (p.started) continue;
-    switch (p.op.stream) {
+    switch (p.stream) {
       case Stream::compute: {
         if (compute_blocked) continue;
         compute_blocked = true;
@@ -136,7 +172,7 @@ bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) 
         break;
       }
       case Stream::comm: {
-        const std::uint32_t bit = group_bit(p.op.group);
+        const std::uint32_t bit = group_bit(p.group);
         if (groups_blocked & bit) continue;
         groups_blocked |= bit;
         if (p.waiting == 0 && issued(engine, p)) {
@@ -156,17 +192,22 @@ bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) 
   return started;
 }
 
+void GpuExecutor::mark_started(PendingOp& p) {
+  p.started = true;
+  while (first_unstarted_ < pending_.size() && pending_[first_unstarted_].started) ++first_unstarted_;
+}
+
 void GpuExecutor::start_compute(core::LpContext& engine, ExecutionShared& shared, PendingOp& p) {
   const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
   time_.advance(engine.now());
   time_.compute_started();
   computing_ = true;
-  computing_op_ = p.op.id;
+  computing_op_ = p.id;
   --unstarted_compute_;
-  p.started = true;
+  mark_started(p);
   p.start = engine.now();
-  const core::SimTime end = kernel_.start(engine.now(), p.cost.seconds, rate);
-  engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{p.op.id, kernel_.token()});
+  const core::SimTime end = kernel_.start(engine.now(), p.seconds, rate);
+  engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{p.id, kernel_.token()});
 }
 
 void GpuExecutor::retime_compute(core::LpContext& engine, const ExecutionShared& shared) {
@@ -179,37 +220,37 @@ void GpuExecutor::retime_compute(core::LpContext& engine, const ExecutionShared&
 
 void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p) {
   time_.advance(engine.now());
-  p.started = true;
+  mark_started(p);
   p.start = engine.now();
-  const auto kind = static_cast<std::size_t>(p.op.group.kind());
-  if (p.op.stream == Stream::comm) {
-    busy_groups_ |= group_bit(p.op.group);
+  const auto kind = static_cast<std::size_t>(p.group.kind());
+  if (p.stream == Stream::comm) {
+    busy_groups_ |= group_bit(p.group);
     time_.collective_started();
     retime_compute(engine, shared);
   } else {
     time_.p2p_started();
   }
   if (shared.group_size[kind] <= 1) {  // a group of one: nothing to move
-    immediate_.push_back(p.op.id);
+    immediate_.push_back(p.id);
     return;
   }
-  const std::uint32_t group = shared.group_base[kind] + p.op.group.index();
-  if (p.op.stream == Stream::comm && shared.server != nullptr && shared.server->handles(group)) {
-    shared.server->arrive(engine, group, p.op.seq, workload::collective_of(p.op.kind), p.op.bytes, gpu(), p.op.id,
+  const std::uint32_t group = shared.group_base[kind] + p.group.index();
+  if (p.stream == Stream::comm && shared.server != nullptr && shared.server->handles(group)) {
+    shared.server->arrive(engine, group, p.seq, workload::collective_of(p.kind), p.bytes, gpu(), p.id,
                           shared.comm_overhead);
     return;
   }
   collective::Request r;
-  r.op = collective_op(workload::collective_of(p.op.kind));
+  r.op = collective_op(workload::collective_of(p.kind));
   r.group = group;
-  r.seq = p.op.seq;
-  r.bytes = p.op.bytes;
-  r.peer = p.op.peer;
-  const collective::Completion c = shared.collectives->start(engine, gpu(), r, p.op.id);
+  r.seq = p.seq;
+  r.bytes = p.bytes;
+  r.peer = p.peer;
+  const collective::Completion c = shared.collectives->start(engine, gpu(), r, p.id);
   if (c.done && c.not_before > engine.now())
-    engine.send(c.not_before + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{p.op.id});
+    engine.send(c.not_before + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{p.id});
   else if (c.done)
-    immediate_.push_back(p.op.id);
+    immediate_.push_back(p.id);
 }
 
 void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
@@ -232,7 +273,7 @@ void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shar
   time_.advance(engine.now());
   time_.compute_ended();
   computing_ = false;
-  complete(engine, shared, op);
+  complete(engine, shared, find(op));
   drive(engine, shared);
 }
 
@@ -247,53 +288,57 @@ void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& sh
 }
 
 void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
-  const PendingOp& p = pending_[find(op)];
+  const std::size_t index = find(op);
+  const PendingOp& p = pending_[index];
   time_.advance(engine.now());
-  if (p.op.stream == Stream::comm) {
-    busy_groups_ &= ~group_bit(p.op.group);
+  if (p.stream == Stream::comm) {
+    busy_groups_ &= ~group_bit(p.group);
     time_.collective_ended();
     retime_compute(engine, shared);
   } else {
     time_.p2p_ended();
   }
-  complete(engine, shared, op);
+  complete(engine, shared, index);
   drive(engine, shared);
 }
 
-void GpuExecutor::complete(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
-  const std::size_t index = find(op);
+void GpuExecutor::complete(core::LpContext& engine, ExecutionShared& shared, std::size_t index) {
   const PendingOp& p = pending_[index];
+  const std::uint32_t op = p.id;
   const std::int64_t start = p.start.ps, end = engine.now().ps, dt = end - start;
-  const auto kind = static_cast<std::size_t>(p.op.kind);
+  const auto kind = static_cast<std::size_t>(p.kind);
   stats_.kind_ps[kind] += dt;
   ++stats_.kind_count[kind];
   stats_.end_ps = end;
-  if (p.op.stream == Stream::compute) {
-    stats_.phase_compute_ps[static_cast<std::size_t>(p.op.phase)] += dt;
-    if (p.cost.basis == CostBasis::calibrated || p.cost.basis == CostBasis::interpolated) stats_.measured_ps += dt;
-    stats_.bases |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(p.cost.basis));
-  } else if (p.op.stream == Stream::comm && dt > stats_.longest_ps) {
+  if (p.stream == Stream::compute) {
+    stats_.phase_compute_ps[static_cast<std::size_t>(p.phase)] += dt;
+    if (p.basis == CostBasis::calibrated || p.basis == CostBasis::interpolated) stats_.measured_ps += dt;
+    stats_.bases |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(p.basis));
+  } else if (p.stream == Stream::comm && dt > stats_.longest_ps) {
     stats_.longest_ps = dt;
-    stats_.longest = p.op;
+    stats_.longest = p.op();
   }
   if (record_) {
     ExecutedOp& r = shared.records->emplace_back();
     r.gpu = static_cast<std::uint32_t>(gpu());
-    r.stream = static_cast<std::uint8_t>(p.op.stream);
-    r.kind = static_cast<std::uint16_t>(p.op.kind);
+    r.stream = static_cast<std::uint8_t>(p.stream);
+    r.kind = static_cast<std::uint16_t>(p.kind);
     r.start_ps = start;
     r.end_ps = end;
-    r.layer = p.op.layer;
-    r.microbatch = p.op.microbatch;
-    r.phase = static_cast<std::uint8_t>(p.op.phase);
-    r.bytes = p.op.bytes;
-    r.flops = p.op.flops;
-    r.group = p.op.group.raw();
+    r.layer = p.layer;
+    r.microbatch = p.microbatch;
+    r.phase = static_cast<std::uint8_t>(p.phase);
+    r.bytes = p.bytes;
+    r.flops = p.flops;
+    r.group = p.group.raw();
   }
-  for (PendingOp& other : pending_)
-    for (int d = 0; d < other.op.dep_count; ++d)
-      if (other.op.deps[static_cast<std::size_t>(d)] == op) --other.waiting;
+  for (std::size_t i = first_unstarted_; i < pending_.size(); ++i) {
+    PendingOp& other = pending_[i];
+    for (int d = 0; d < other.dep_count; ++d)
+      if (other.deps[static_cast<std::size_t>(d)] == op) --other.waiting;
+  }
   pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(index));
+  if (index < first_unstarted_) --first_unstarted_;
 }
 
 std::string GpuExecutor::stuck_description() const {
@@ -301,10 +346,10 @@ std::string GpuExecutor::stuck_description() const {
   int shown = 0;
   for (const PendingOp& p : pending_) {
     if (shown++ == 4) break;
-    s += " op " + std::to_string(p.op.id) + " " + std::string(workload::kind_name(p.op.kind)) +
+    s += " op " + std::to_string(p.id) + " " + std::string(workload::kind_name(p.kind)) +
          (p.started ? " (started" : " (waiting on " + std::to_string(p.waiting) + " deps") +
-         (p.op.group.is_none() ? std::string() : ", " + workload::RankLayout::group_name(p.op.group) + " seq " +
-                                                    std::to_string(p.op.seq)) +
+         (p.group.is_none() ? std::string() : ", " + workload::RankLayout::group_name(p.group) + " seq " +
+                                                    std::to_string(p.seq)) +
          ")";
   }
   return s;

@@ -105,27 +105,49 @@ class GpuExecutor {
   const TimeAccounting& time() const { return time_; }
 
  private:
+  // What the executor keeps of an op in flight: the program's op without its
+  // shape (priced at issue and not read again) and the cost reduced to what
+  // completion needs. A GPU has a few dozen ops in flight at most, scanned on
+  // every start and completion and moved on every erase: at ~100 bytes each
+  // they span a few cache lines, not a few dozen (the program's op is ~200).
   struct PendingOp {
-    workload::Op op;
+    std::uint32_t id = 0;
+    workload::OpKind kind = workload::OpKind::norm_fwd;
+    workload::Stream stream = workload::Stream::compute;
+    workload::Phase phase = workload::Phase::fwd;
     bool started = false;
     std::uint8_t waiting = 0;   // dependencies not yet done
+    std::uint8_t dep_count = 0;
+    CostBasis basis = CostBasis::roofline_only;  // compute ops
+    std::int32_t layer = -1;
+    std::int32_t microbatch = -1;
+    workload::GroupId group;
+    std::uint32_t seq = 0;
+    std::int32_t peer = -1;
+    std::uint64_t bytes = 0;
+    double flops = 0;
+    double seconds = 0;         // compute ops: the priced duration
     core::SimTime start;
     core::SimTime issue;        // when the host has issued it (max: not yet known)
-    CostEstimate cost;          // compute ops
+    std::array<std::uint32_t, workload::kMaxDeps> deps{};
+
+    // The program's op, less the fields the executor drops (for reports).
+    workload::Op op() const;
   };
 
   bool pull_ops(core::LpContext& engine, const ExecutionShared& shared);
-  bool is_host_sync(const workload::Op& op, const ExecutionShared& shared) const;
+  bool is_host_sync(workload::OpKind kind, const ExecutionShared& shared) const;
   void release_host_sync(core::SimTime now, const ExecutionShared& shared);
   // False (and a wake-up event scheduled) while the host has not issued p.
   bool issued(core::LpContext& engine, const PendingOp& p);
   bool start_ready(core::LpContext& engine, ExecutionShared& shared);
   void start_compute(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
   void start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
-  void complete(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
+  void complete(core::LpContext& engine, ExecutionShared& shared, std::size_t index);  // of pending_
   // A collective started or ended: re-time the running kernel if the rate changed.
   void retime_compute(core::LpContext& engine, const ExecutionShared& shared);
   std::size_t find(std::uint32_t op) const;
+  void mark_started(PendingOp& p);
 
   ProgramSource program_;
   bool record_;
@@ -139,7 +161,10 @@ class GpuExecutor {
   bool host_blocked_ = false;       // the newest pulled op is a sync point not yet reached
   bool host_waiting_ = false;       // the next kernel is ready but not issued (TimeAccounting's host wait)
   core::SimTime wake_scheduled_ = core::SimTime::infinity();  // pending HostIssued event, max: none
-  std::vector<PendingOp> pending_;  // issue order
+  std::vector<PendingOp> pending_;  // issue order (ascending ids)
+  // Every op before this index has started: starting scans from here, and a
+  // completion looks for dependants from here (a started op has none left).
+  std::size_t first_unstarted_ = 0;
   std::vector<std::uint32_t> immediate_;  // completed while starting (no event needed)
   TimeAccounting time_;
   GpuStats stats_;

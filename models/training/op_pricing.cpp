@@ -42,6 +42,14 @@ OpPricer::OpPricer(const ExperimentSpec& e)
       norm_(e.model.norm == Norm::rmsnorm ? NormKind::rmsnorm : NormKind::layernorm),
       flash2_(e.training.attention == AttentionKernel::flash2) {}
 
+CostEstimate OpPricer::price_and_memoise(const workload::Op& op) const {
+  const CostEstimate e = cost_.estimate(kernel(op));
+  if (op.template_index == workload::kNoOp) return e;
+  if (op.template_index >= memo_.size()) memo_.resize(op.template_index + 1, CostEstimate{-1, CostBasis::roofline_only, 0, 0});
+  memo_[op.template_index] = e;
+  return e;
+}
+
 ComputeOp OpPricer::kernel(const workload::Op& op) const {
   const auto& shape = op.shape;
   switch (workload::op_class(op.kind)) {

@@ -4,6 +4,8 @@
 // kernel, so pricing every op of every micro-batch costs a hash lookup.
 #pragma once
 
+#include <vector>
+
 #include "models/compute/cost_model.h"
 #include "models/spec/experiment_spec.h"
 #include "models/workload/op.h"
@@ -18,9 +20,12 @@ class OpPricer {
   ComputeOp kernel(const workload::Op& op) const;
   // Duration and confidence of a compute-stream op (an imported op's measured
   // duration is taken as it is: basis calibrated, no uncertainty).
+  // Ops made from a template are priced once per template (op.h's
+  // template_index): a hash-free array lookup on the executor's hot path.
   CostEstimate price(const workload::Op& op) const {
     if (op.seconds >= 0) return CostEstimate{op.seconds, CostBasis::calibrated, 0, 0};
-    return cost_.estimate(kernel(op));
+    if (op.template_index < memo_.size() && memo_[op.template_index].seconds >= 0) return memo_[op.template_index];
+    return price_and_memoise(op);
   }
 
   const CostModel& cost_model() const { return cost_; }
@@ -29,7 +34,10 @@ class OpPricer {
   Dtype gemm_dtype(workload::OpKind kind) const;
 
  private:
+  CostEstimate price_and_memoise(const workload::Op& op) const;
+
   CostModel cost_;
+  mutable std::vector<CostEstimate> memo_;  // by template index; seconds < 0: not priced yet
   Dtype dtype_;
   NormKind norm_;
   bool flash2_;  // training.attention: flash2 (FlashAttention-2 kernels)

@@ -154,6 +154,12 @@ struct Op {
   std::int32_t peer = -1;        // p2p: the GPU at the other end
   OpShape shape;
   std::uint8_t dep_count = 0;
+  // Ops made from an op template (op_template.h): the template's plan-wide
+  // index (WorkloadPlan::template_index). Every instance of a template has the
+  // same kind, shape, FLOPs and bytes, so its price is memoised by this index
+  // (OpPricer). kNoOp for ops built otherwise (communication, the optimizer
+  // step, imported ops).
+  std::uint32_t template_index = kNoOp;
   std::array<std::uint32_t, kMaxDeps> deps{};
   // Compute ops of imported workloads: the measured duration; < 0 (built-in
   // workloads): priced by the compute cost model from kind and shape.

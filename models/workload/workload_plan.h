@@ -69,6 +69,12 @@ class WorkloadPlan {
 
   const Unit& unit(UnitId id) const { return units_[static_cast<std::size_t>(id)]; }
   int max_unit_size() const { return max_unit_size_; }
+  // A dense plan-wide index of op `op_index` of `u` (a unit of this plan), and
+  // how many such indices there are: keys for per-template memos.
+  std::uint32_t template_index(const Unit& u, int op_index) const {
+    return static_cast<std::uint32_t>((&u - units_.data()) * max_unit_size_ + op_index);
+  }
+  std::uint32_t template_count() const { return static_cast<std::uint32_t>(kUnitIdCount * max_unit_size_); }
 
  private:
   void validate() const;

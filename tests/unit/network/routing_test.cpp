@@ -205,6 +205,42 @@ TEST(PartitionRouting, NextLinkWalksTheRoute) {
   EXPECT_EQ(next_link(g, at, 1, 46, 99), kNoLink);
 }
 
+// next_link computes the hop from the vertex's place on the path; the
+// definition is the path itself: the link of route() leaving `at`, kNoLink
+// when none does. Every vertex, for GPU pairs in and across servers, leaves,
+// pods and routing modes.
+TEST(PartitionRouting, NextLinkIsTheRoutesLinkLeavingEveryVertex) {
+  const auto by_scan = [](const ClusterGraph& g, VertexId at, int src, int dst, std::uint64_t flow) {
+    Path p;
+    route(g, src, dst, flow, p);
+    for (LinkId l : p.view())
+      if (g.link(l).src == at) return l;
+    return kNoLink;
+  };
+  struct Case {
+    models::NodeSpec node;
+    models::TopologySpec topo;
+  };
+  std::vector<Case> cases = {{node(4, 4), topo(TopologyKind::rail_optimized, 12, 2, 4)},
+                             {node(8, 8), topo(TopologyKind::rail_optimized, 6, 2)},
+                             {node(2, 1), topo(TopologyKind::fat_tree, 8, 2, 4)},
+                             {node(4, 2), topo(TopologyKind::fat_tree, 8, 2)}};
+  Case single = cases[0];
+  single.topo.routing = models::Routing::single_path;
+  cases.push_back(single);
+  int checked = 0;
+  for (const Case& c : cases) {
+    const ClusterGraph g = build_cluster(c.node, c.topo);
+    for (int src = 0; src < g.gpu_count(); ++src)
+      for (int dst = 0; dst < g.gpu_count(); dst += 3)
+        for (std::uint64_t flow : {0ull, 7ull, 12345ull})
+          for (VertexId at = 0; at < static_cast<VertexId>(g.vertex_count()); ++at, ++checked)
+            ASSERT_EQ(next_link(g, at, src, dst, flow), by_scan(g, at, src, dst, flow))
+                << "vertex " << at << " src " << src << " dst " << dst << " flow " << flow;
+  }
+  EXPECT_GT(checked, 100000);
+}
+
 TEST(PartitionRouting, PathStatsMatchClosedForms) {
   using core::SimTime;
   auto t = topo(TopologyKind::fat_tree, 8, 2, 4);

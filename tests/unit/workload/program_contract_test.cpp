@@ -69,6 +69,38 @@ TEST(ProgramContract, IdsCountUpAndDependenciesPointBackwards) {
   }
 }
 
+// The executor prices an op once per template (op.h's template_index): every
+// op carrying an index must have that template's kind, phase, FLOPs, bytes and
+// shape on every GPU and in every micro-batch; compute ops outside templates
+// (the optimizer step) carry none; indices stay below template_count().
+TEST(ProgramContract, OpsOfOneTemplateArePricedAlike) {
+  for (const Config& c : configs()) {
+    WorkloadPlan plan = testing::make_plan(c);
+    std::map<std::uint32_t, Op> first;
+    std::size_t templated = 0;
+    for (int g = 0; g < plan.world_size(); ++g) {
+      for (const Op& op : testing::ops_of(plan, g)) {
+        if (op.kind == OpKind::optimizer_step) {
+          EXPECT_EQ(op.template_index, kNoOp);
+        }
+        if (op.template_index == kNoOp) continue;
+        ++templated;
+        ASSERT_LT(op.template_index, plan.template_count()) << c.name();
+        const auto [it, fresh] = first.emplace(op.template_index, op);
+        if (fresh) continue;
+        const Op& t = it->second;
+        ASSERT_EQ(op.kind, t.kind) << c.name() << " template " << op.template_index;
+        EXPECT_EQ(op.phase, t.phase);
+        EXPECT_EQ(op.flops, t.flops);
+        EXPECT_EQ(op.bytes, t.bytes);
+        EXPECT_TRUE(op.shape == t.shape) << c.name() << " " << kind_name(op.kind);
+      }
+    }
+    // Every layer's and micro-batch's ops share a handful of templates.
+    EXPECT_GT(templated, 4 * first.size()) << c.name();
+  }
+}
+
 // progress() climbs from 0 to 1 as the program is issued, never backwards,
 // and reaches 1 only when the last op has been issued (the progress line's ETA).
 TEST(ProgramContract, ProgressClimbsFromZeroToOne) {
