@@ -40,6 +40,24 @@ GpuExecutor::GpuExecutor(ProgramSource program, bool record) : program_(std::mov
   immediate_.reserve(4);
 }
 
+GpuExecutor::PendingOp GpuExecutor::PendingOp::of(const workload::Op& op) {
+  PendingOp p;
+  p.id = op.id;
+  p.kind = op.kind;
+  p.stream = op.stream;
+  p.phase = op.phase;
+  p.layer = op.layer;
+  p.microbatch = op.microbatch;
+  p.group = op.group;
+  p.seq = op.seq;
+  p.peer = op.peer;
+  p.bytes = op.bytes;
+  p.flops = op.flops;
+  p.dep_count = op.dep_count;
+  p.deps = op.deps;
+  return p;
+}
+
 workload::Op GpuExecutor::PendingOp::op() const {
   workload::Op o;
   o.id = id;
@@ -106,20 +124,7 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
       break;
     }
     pulled = true;
-    PendingOp& p = pending_.emplace_back();
-    p.id = op.id;
-    p.kind = op.kind;
-    p.stream = op.stream;
-    p.phase = op.phase;
-    p.dep_count = op.dep_count;
-    p.layer = op.layer;
-    p.microbatch = op.microbatch;
-    p.group = op.group;
-    p.seq = op.seq;
-    p.peer = op.peer;
-    p.bytes = op.bytes;
-    p.flops = op.flops;
-    p.deps = op.deps;
+    PendingOp& p = pending_.emplace_back(PendingOp::of(op));
     // A dependency is done unless it is still in flight (ids are issued in order).
     for (int d = 0; d < op.dep_count; ++d)
       for (std::size_t i = 0; i + 1 < pending_.size(); ++i)

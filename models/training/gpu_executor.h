@@ -131,7 +131,9 @@ class GpuExecutor {
     core::SimTime issue;        // when the host has issued it (max: not yet known)
     std::array<std::uint32_t, workload::kMaxDeps> deps{};
 
-    // The program's op, less the fields the executor drops (for reports).
+    // What the executor keeps of a program's op, and back (for reports: the
+    // op less the fields dropped). The two are each other's field lists.
+    static PendingOp of(const workload::Op& op);
     workload::Op op() const;
   };
 
