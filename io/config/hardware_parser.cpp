@@ -1,5 +1,6 @@
 #include "io/config/hardware_parser.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "io/config/config_error.h"
@@ -70,6 +71,31 @@ std::string parse_calibration(MapReader& r) {
   return file.string();
 }
 
+std::string watts(double w) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g W", w);
+  return text;
+}
+
+// tdp_w, power_limit_w, clock_power_exponent (models/compute/power_limit.h).
+// A limit needs the TDP it is below: nvidia-smi cannot raise a board past its
+// rated power, and without the TDP the clock it leaves is unknown.
+void parse_power(MapReader& r, models::GpuSpec& gpu) {
+  gpu.tdp_w = r.get_double_or("tdp_w", gpu.tdp_w, NumberRange::positive());
+  gpu.clock_power_exponent = r.get_double_or("clock_power_exponent", gpu.clock_power_exponent, NumberRange::positive());
+  const ConfigNode* limit = r.find("power_limit_w");
+  if (!limit) return;
+  gpu.power_limit_w = as_double(*limit, NumberRange::positive());
+  if (gpu.tdp_w <= 0) {
+    fail_expected(*limit, "a hardware file that states gpu.tdp_w (the rated board power the limit is below)",
+                  "power_limit_w without tdp_w");
+  }
+  if (gpu.power_limit_w > gpu.tdp_w) {
+    fail_expected(*limit, "a power limit of at most gpu.tdp_w = " + watts(gpu.tdp_w),
+                  watts(gpu.power_limit_w));
+  }
+}
+
 models::GpuSpec parse_gpu(const ConfigNode& node) {
   MapReader r(node);
   models::GpuSpec gpu;
@@ -81,6 +107,7 @@ models::GpuSpec parse_gpu(const ConfigNode& node) {
   if (const ConfigNode* efficiency = r.find("efficiency")) gpu.efficiency = parse_efficiency(*efficiency);
   if (const ConfigNode* gemm = r.find("gemm")) gpu.gemm_model = parse_gemm_model(*gemm);
   gpu.sustained_clock = r.get_double_or("sustained_clock", gpu.sustained_clock, NumberRange::fraction());
+  parse_power(r, gpu);
   gpu.calibration = parse_calibration(r);
   r.finish();
   return gpu;

@@ -27,10 +27,12 @@ std::vector<const Measurement*> gemm_rows(const std::vector<Measurement>& rows) 
 }
 
 // Measured kernel tables are short benchmarks: they ran at the clock the
-// peaks are quoted at, not at the sustained clock of a training run, so the
-// GEMM model is fitted and checked against them without that derate.
+// peaks are quoted at, not at the sustained clock of a training run (nor
+// under the run's power limit), so the GEMM model is fitted and checked
+// against them without that derate.
 GpuSpec benchmark_state(GpuSpec gpu) {
   gpu.sustained_clock = 1.0;
+  gpu.power_limit_w = 0;
   return gpu;
 }
 

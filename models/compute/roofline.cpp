@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "models/compute/power_limit.h"
 
 namespace pf::models {
 namespace {
@@ -41,7 +42,7 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
   }
   // Compute rates scale with the SM clock; HBM bandwidth does not (the memory
   // clock is not lowered by the power limit).
-  clock_ = gpu.sustained_clock;
+  clock_ = gpu.sustained_clock * power_limit_clock_factor(gpu);
   shape_aware_ = gpu.sm_count > 0;
   if (shape_aware_) {
     const GemmModelSpec& g = gpu.gemm_model;

@@ -5,7 +5,8 @@
 //
 // gpu.sustained_clock (default 1) is the SM clock the GPU holds under
 // continuous load as a fraction of the clock the peaks and efficiencies were
-// measured at; it scales every compute rate (the GEMM model's too) and no
+// measured at, lowered further by a power limit below the TDP
+// (power_limit.h); it scales every compute rate (the GEMM model's too) and no
 // memory rate.
 //
 // Compute term. gemm and gemm_backward use efficiency.gemm, attention and
@@ -72,7 +73,7 @@ class Roofline {
  private:
   static constexpr int kDtypes = 5;
   std::array<double, kDtypes> peak_{};  // FLOP/s per Dtype as quoted (gpu.peak_tflops), 0 when not given
-  double clock_ = 1;                    // gpu.sustained_clock: multiplies every modelled compute rate
+  double clock_ = 1;                    // sustained clock x power-limit factor: multiplies every compute rate
   double bandwidth_ = 0;                // bytes/s
   OpEfficiency efficiency_;
   bool shape_aware_ = false;

@@ -49,6 +49,13 @@ struct GpuSpec {
   // benchmarks run before the power limit pulls the clock down). Scales the
   // modelled compute rates, not HBM bandwidth (models/compute/README.md).
   double sustained_clock = 1.0;
+  // Power: sustained_clock holds at the part's rated board power (tdp_w). A
+  // lower enforced limit (nvidia-smi -pl; power_limit_w, 0 = at TDP) lowers
+  // the SM clock further as (limit / tdp)^(1 / clock_power_exponent)
+  // (models/compute/power_limit.h).
+  double tdp_w = 0;                         // rated board power, W; 0 = not stated
+  double power_limit_w = 0;                 // enforced power limit, W; 0 = the TDP
+  double clock_power_exponent = 3.3;        // power ∝ clock^exponent under tensor-core load
   std::string calibration;                  // path of a measured-kernel CSV, empty if none
 };
 

@@ -193,7 +193,7 @@ SOURCE_DEFAULTS = {
         "DeepSeek-V3: configs/models/deepseek-v3.yaml (MLA, 1 shared expert, 3 dense layers, MTP 1)",
     ],
     "torchtitan-benchmarks": [
-        "H100 96 GB HBM2e at 500 W: h100-sxm-80gb preset with memory_gb 96 and memory_bandwidth_gbps 2400 (both stated by the benchmark file); the 500 W power cap is NOT modelled",
+        "H100 96 GB HBM2e at 500 W: h100-sxm-80gb preset with memory_gb 96, memory_bandwidth_gbps 2400 and power_limit_w 500 (all three stated by the benchmark file)",
         "FSDP2 full shard -> zero_stage 3; TP rows sequence_parallel on",
         "Float8 rows -> dtype fp8, fp8_recipe tensorwise (torchao dynamic scaling); rows without torch.compile -> training.fused_elementwise false (eager RMSNorm, SwiGLU, rotary kernels); async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
         "micro_batch = local batch (no gradient accumulation); PP rows: torchtitan 9dec370 uses n_microbatches = pp degree, so micro_batch = local batch / pp",
@@ -355,8 +355,9 @@ def _hardware(row):
     if g == "H100-SXM":
         return ("h100-sxm-80gb.yaml", [], []), None
     if g.startswith("H100-96GB"):
-        return ("h100-sxm-80gb.yaml", ["hardware.gpu.memory_gb=96", "hardware.gpu.memory_bandwidth_gbps=2400"],
-                ["H100 96 GB HBM2e 2.4 TB/s (source); 500 W power cap not modelled"]), None
+        return ("h100-sxm-80gb.yaml", ["hardware.gpu.memory_gb=96", "hardware.gpu.memory_bandwidth_gbps=2400",
+                                       "hardware.gpu.power_limit_w=500"],
+                ["H100 96 GB HBM2e 2.4 TB/s at 500 W (source)"]), None
     if g == "H200":
         return ("h200-sxm-141gb.yaml", [], []), None
     if g == "B200":

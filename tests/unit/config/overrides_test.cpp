@@ -74,6 +74,24 @@ TEST(ConfigOverrides, UnknownKeyNamesTheOverride) {
             "--set paralelism.tp=4: paralelism: unknown key 'paralelism', did you mean 'parallelism'?");
 }
 
+// gpu.power_limit_w needs the TDP it is below, and may not exceed it
+// (models/compute/power_limit.h).
+TEST(ConfigOverrides, PowerLimitNeedsATdpAndStaysBelowIt) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.gpu.power_limit_w=500"}); }),
+            "--set hardware.gpu.power_limit_w=500: expected a hardware file that states gpu.tdp_w (the rated board "
+            "power the limit is below), found power_limit_w without tdp_w");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.gpu.tdp_w=700", "hardware.gpu.power_limit_w=800"}); }),
+            "--set hardware.gpu.power_limit_w=800: expected a power limit of at most gpu.tdp_w = 700 W, found 800 W");
+  const auto capped = load_experiment(exp, {"hardware.gpu.tdp_w=700", "hardware.gpu.power_limit_w=500"});
+  EXPECT_DOUBLE_EQ(capped.hardware.gpu.tdp_w, 700);
+  EXPECT_DOUBLE_EQ(capped.hardware.gpu.power_limit_w, 500);
+  EXPECT_DOUBLE_EQ(capped.hardware.gpu.clock_power_exponent, 3.3);
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.gpu.tdp_w=0"}); }),
+            "--set hardware.gpu.tdp_w=0: expected a number > 0, found '0'");
+}
+
 TEST(ConfigOverrides, BadValuesNameTheOverride) {
   TempDir dir;
   const std::string exp = write_experiment(dir);
