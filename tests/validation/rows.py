@@ -190,6 +190,7 @@ SOURCE_DEFAULTS = {
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
         "EP larger than DP (expert tensor parallel 1, EP folded over TP ranks): ep = EP/TP with TP-sharded experts (same expert FLOPs and memory per GPU)",
         "Qwen3 head_dim 128; GPT-OSS head_dim 64, sliding-window layers and attention sinks run as full causal attention",
+        "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (8, 64; 64 for 128 and 256 GPUs)",
         "DeepSeek-V3: configs/models/deepseek-v3.yaml (MLA, 1 shared expert, 3 dense layers, MTP 1)",
     ],
     "torchtitan-benchmarks": [
@@ -227,6 +228,7 @@ SOURCE_DEFAULTS = {
         "pipeline split with embedding and loss accounting (runtime.conf LAYERS=96 'Account loss and embedding')",
         "EP larger than DP (ETP 1, EP folded over TP ranks): ep = EP/TP with TP-sharded experts; EP folded over CP ranks is not expressible",
         "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
+        "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (64 for 128 and 256 GPUs); HybridEP as the all-to-all dispatcher",
     ],
 }
 
@@ -351,7 +353,7 @@ def _hardware(row):
     if g.startswith("V100"):
         return None, "no V100 hardware preset in configs/hardware (Volta, DGX-2)"
     if g.startswith("GB200"):
-        return None, "no GB200 hardware preset in configs/hardware (Grace-Blackwell NVL72)"
+        return ("gb200-nvl72.yaml", [], []), None
     if g == "H100-SXM":
         return ("h100-sxm-80gb.yaml", [], []), None
     if g.startswith("H100-96GB"):
@@ -368,6 +370,13 @@ def _hardware(row):
         return ("a100-sxm-80gb.yaml", ["hardware.gpu.memory_gb=40", "hardware.gpu.memory_bandwidth_gbps=1555"],
                 ["A100-SXM4-40GB in September 2020"]), None
     return None, f"unknown GPU '{g}'"
+
+
+def nvlink_domain(gpus, rack):
+    """GPUs per NVLink domain of a run on NVL racks: the largest divisor of the GPU count that fits a rack
+    (8 -> 8, 64 -> 64, 128 and 256 -> 64 of an NVL72's 72). The sources do not say how their jobs sat on the
+    racks; every domain of a run must hold the same number of GPUs in preflight."""
+    return max(d for d in range(1, min(gpus, rack) + 1) if gpus % d == 0)
 
 
 def fp8_recipe(row):
@@ -564,9 +573,14 @@ def build_experiment(row):
 
     # hardware: preset by absolute path; fewer GPUs than a server -> one smaller server
     gpn = int(r["gpus_per_node"]) if r["gpus_per_node"] else 8
+    preset_gpn = 8
+    if row.short_gpu() == "GB200":
+        # preflight's node is the NVLink domain (the data set's column counts a compute tray's 4 GPUs)
+        gpn = preset_gpn = 72
+        gpn = nvlink_domain(row.gpus, 72)
     if row.gpus < gpn:
         gpn = row.gpus
-    if gpn != 8:
+    if gpn != preset_gpn:
         overrides.append(f"hardware.node.gpus_per_node={gpn}")
     kind = "rail_optimized"
     if src.startswith("bloom-176b"):

@@ -37,7 +37,8 @@ models::HardwareSpec hardware(const std::string& name) {
 }
 
 TEST(ConfigPresets, TheSpecifiedSetIsShipped) {
-  for (const char* name : {"a100-sxm-80gb", "h100-sxm-80gb", "h200-sxm-141gb", "h20-96gb", "b200-192gb", "gh200-96gb"}) {
+  for (const char* name : {"a100-sxm-80gb", "h100-sxm-80gb", "h200-sxm-141gb", "h20-96gb", "b200-192gb", "gb200-nvl72",
+                           "gh200-96gb"}) {
     EXPECT_TRUE(fs::exists(configs() / "hardware" / (std::string(name) + ".yaml"))) << name;
   }
   for (const char* name : {"single-switch", "rail-optimized", "fat-tree-3tier"}) {
