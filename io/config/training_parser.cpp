@@ -59,6 +59,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;
   t.host_overhead_us = r.get_double_or("host_overhead_us", launch_default, NumberRange::non_negative());
   t.host_sync_on_loss = r.get_bool_or("host_sync_on_loss", true);
+  t.host_sync_on_moe_dispatch = r.get_bool_or("host_sync_on_moe_dispatch", true);
   r.finish();
   return t;
 }

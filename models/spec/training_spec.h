@@ -86,6 +86,14 @@ struct TrainingSpec {
   // check, on by default: pretrain_gpt.py loss_func -> rerun_state_machine
   // validate_result) and before the optimizer (clip_grads.py total_norm.item()).
   bool host_sync_on_loss = true;
+  // The host waits for the GPU before each MoE layer's forward token dispatch
+  // (Megatron-Core's dropless all-to-all dispatcher copies the per-rank token
+  // counts to the host for the all-to-all's split sizes: token_dispatcher.py,
+  // "A synchronization is needed before expert parallel AlltoAll
+  // communication to get the `input_splits` and `output_splits` CPU values").
+  // It waits for the compute stream only (the copy follows it), not for
+  // collectives in flight on other streams.
+  bool host_sync_on_moe_dispatch = true;
 };
 
 }  // namespace pf::models

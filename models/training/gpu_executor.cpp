@@ -84,16 +84,28 @@ std::size_t GpuExecutor::find(std::uint32_t op) const {
                         " which is not in flight");
 }
 
-bool GpuExecutor::is_host_sync(workload::OpKind kind, const ExecutionShared& shared) const {
-  return kind == workload::OpKind::optimizer_step || (shared.host_sync_on_loss && kind == workload::OpKind::loss_fwd);
+GpuExecutor::HostSync GpuExecutor::host_sync_of(const workload::Op& op, const ExecutionShared& shared) {
+  using workload::OpKind;
+  if (op.kind == OpKind::optimizer_step || (shared.host_sync_on_loss && op.kind == OpKind::loss_fwd)) {
+    return HostSync::full;
+  }
+  // The forward dispatch (a recomputed forward dispatches again); the
+  // backward's ep_dispatch reuses the forward's split sizes.
+  if (shared.host_sync_on_moe_dispatch && op.kind == OpKind::ep_dispatch &&
+      (op.phase == workload::Phase::fwd || op.recompute)) {
+    return HostSync::compute;
+  }
+  return HostSync::none;
 }
 
-// A sync point is reached once every op before it has completed, p2p receives
-// aside (they may wait on peers that are themselves waiting).
+// A full sync point is reached once every op before it has completed, p2p
+// receives aside (they may wait on peers that are themselves waiting); a
+// compute one once every compute kernel before it has.
 void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& shared) {
   if (!host_blocked_) return;
   for (std::size_t i = 0; i + 1 < pending_.size(); ++i) {
-    if (pending_[i].kind != workload::OpKind::pp_recv) return;
+    const PendingOp& p = pending_[i];
+    if (host_sync_compute_ ? p.stream == Stream::compute : p.kind != workload::OpKind::pp_recv) return;
   }
   host_blocked_ = false;
   host_clock_ = std::max(host_clock_, now) + shared.host_overhead;
@@ -140,8 +152,9 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
     }
     // Imported ops (measured times) and a zero host cost: no host model.
     if (shared.host_overhead == core::SimTime::zero() || op.seconds >= 0) continue;
-    if (is_host_sync(op.kind, shared)) {
+    if (const HostSync sync = host_sync_of(op, shared); sync != HostSync::none) {
       host_blocked_ = true;
+      host_sync_compute_ = sync == HostSync::compute;
       p.issue = core::SimTime::infinity();
       release_host_sync(engine.now(), shared);
       continue;

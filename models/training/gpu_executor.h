@@ -29,7 +29,9 @@
 // except at synchronisation points, where it waits until every op issued
 // before (p2p receives aside) has completed: before the optimizer step
 // (gradient-norm .item()) and, with host_sync_on_loss, at each micro-batch's
-// loss. Imported (SimAI) workloads carry measured kernel times and no host
+// loss; and, with host_sync_on_moe_dispatch, until every compute kernel
+// issued before has completed, before each MoE layer's forward (and
+// recomputed forward) token dispatch. Imported (SimAI) workloads carry measured kernel times and no host
 // model. A compute stream idle only because its next kernel is not issued
 // yet is charged as host wait (TimeAccounting).
 //
@@ -72,6 +74,7 @@ struct ExecutionShared {
   core::SimTime comm_overhead;
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
   bool host_sync_on_loss = false;
+  bool host_sync_on_moe_dispatch = false;  // before each forward EP dispatch, on the compute stream
   std::vector<ExecutedOp>* records = nullptr;  // this rank's timeline rows
 };
 
@@ -138,7 +141,10 @@ class GpuExecutor {
   };
 
   bool pull_ops(core::LpContext& engine, const ExecutionShared& shared);
-  bool is_host_sync(workload::OpKind kind, const ExecutionShared& shared) const;
+  // Full: every op issued before has completed (p2p receives aside).
+  // Compute: every compute-stream op issued before has completed.
+  enum class HostSync : std::uint8_t { none, full, compute };
+  static HostSync host_sync_of(const workload::Op& op, const ExecutionShared& shared);
   void release_host_sync(core::SimTime now, const ExecutionShared& shared);
   // False (and a wake-up event scheduled) while the host has not issued p.
   bool issued(core::LpContext& engine, const PendingOp& p);
@@ -161,6 +167,7 @@ class GpuExecutor {
   std::uint32_t busy_groups_ = 0;  // bit per GroupKind: a collective of that group is under way
   core::SimTime host_clock_;        // when the host has issued every op pulled so far
   bool host_blocked_ = false;       // the newest pulled op is a sync point not yet reached
+  bool host_sync_compute_ = false;  // ... which waits for the compute stream only
   bool host_waiting_ = false;       // the next kernel is ready but not issued (TimeAccounting's host wait)
   core::SimTime wake_scheduled_ = core::SimTime::infinity();  // pending HostIssued event, max: none
   std::vector<PendingOp> pending_;  // issue order (ascending ids)

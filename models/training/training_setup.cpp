@@ -64,6 +64,7 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   shared_.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
   shared_.host_overhead = core::SimTime::from_seconds(e.training.host_overhead_us * 1e-6);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
+  shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
 }
 
 TrainingModel TrainingSetup::model(const std::vector<int>& local_gpus, std::vector<bool> record) {

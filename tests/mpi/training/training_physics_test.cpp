@@ -189,6 +189,32 @@ TEST(TrainingPhysics, HostBoundTinyModelRunsAtTheIssueRate) {
   EXPECT_EQ(run(free_host).host_bound_s, 0.0);
 }
 
+// MoE with expert parallelism on a host that keeps ahead of the GPU: the host
+// still waits for the compute stream before each forward token dispatch
+// (Megatron's dropless all-to-all dispatcher reads the split sizes on the
+// host), then spends one issue on the dispatch while the GPU, whose next
+// kernel needs the dispatched tokens, waits. Each forward dispatch (layers x
+// micro-batches) adds exactly one host issue to the step.
+TEST(TrainingPhysics, MoeDispatchSyncCostsOneIssuePerForwardDispatch) {
+  const int layers = 4, microbatches = 4;
+  const std::vector<std::string> moe = {"topology.nodes=1", "hardware.node.gpus_per_node=2",
+                                        "hardware.node.nics_per_node=2", "parallelism.pp=1", "parallelism.dp=2",
+                                        "parallelism.ep=2", "model.moe.num_experts=4", "model.moe.top_k=2",
+                                        "model.moe.expert_ffn_hidden_size=4096", "model.layers=" + std::to_string(layers),
+                                        "training.global_batch_size=" + std::to_string(2 * microbatches),
+                                        "training.seq_length=4096", "training.host_sync_on_loss=false"};
+  for (const double issue_us : {10.0, 20.0}) {
+    auto with = moe, without = moe;
+    with.push_back("training.host_overhead_us=" + std::to_string(issue_us));
+    without.push_back("training.host_overhead_us=" + std::to_string(issue_us));
+    without.push_back("training.host_sync_on_moe_dispatch=false");
+    const RunResult synced = run(with), free = run(without);
+    ASSERT_LT(free.host_bound_s, 1e-4);  // the host keeps ahead without the sync
+    EXPECT_NEAR(synced.step_time_s - free.step_time_s, layers * microbatches * issue_us * 1e-6, 1e-9)
+        << issue_us << " us per issue";
+  }
+}
+
 }  // namespace
 }  // namespace pf::models::training
 
