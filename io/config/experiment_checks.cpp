@@ -28,7 +28,9 @@ void check_tensor_split(const ConfigNode& root, const models::ExperimentSpec& s)
   if (m.ffn_hidden_size % tp != 0) {
     fail_expected(tp_node, "a divisor of model.ffn_hidden_size (" + str(m.ffn_hidden_size) + ")", str(tp));
   }
-  if (m.moe && m.moe->expert_ffn_hidden_size % tp != 0) {
+  // Experts split like the MLP unless whole (expert_tp 1); shared experts always do.
+  const bool experts_split = s.parallelism.etp() == tp || (m.moe && m.moe->shared_experts > 0);
+  if (m.moe && experts_split && m.moe->expert_ffn_hidden_size % tp != 0) {
     fail_expected(tp_node, "a divisor of model.moe.expert_ffn_hidden_size (" + str(m.moe->expert_ffn_hidden_size) + ")",
                   str(tp));
   }

@@ -41,6 +41,34 @@ const char* schedule_name(models::PipelineSchedule schedule) {
   return schedule == models::PipelineSchedule::interleaved ? "interleaved" : "1f1b";
 }
 
+// Experts: with expert_tp = tp (the default) EP is carved out of dp; with
+// expert_tp = 1 out of the stage's tp*cp*dp ranks (Megatron's MoE parallel
+// folding), which needs sequence parallelism when tp > 1 (Megatron-Core
+// asserts it for MoE with TP: otherwise every TP rank would dispatch the same
+// tokens). Other expert TP sizes are not modelled.
+void check_expert_layout(const ConfigNode& node, const models::ParallelismSpec& p) {
+  const std::string ep = std::to_string(p.ep);
+  if (p.expert_tp > 0 && p.expert_tp != 1 && p.expert_tp != p.tp) {
+    fail_expected(nearest_node(node, "expert_tp"), "1 or tp (" + std::to_string(p.tp) +
+                  "): an expert TP group other than the dense layers' is not modelled", std::to_string(p.expert_tp));
+  }
+  if (p.etp() == p.tp) {
+    if (p.dp % p.ep != 0) {
+      fail_expected(nearest_node(node, "ep"),
+                    "a divisor of dp (" + std::to_string(p.dp) + "): experts are carved out of data parallelism", ep);
+    }
+    return;
+  }
+  const int stage = p.tp * p.cp * p.dp;
+  if (stage % p.ep != 0) {
+    fail_expected(nearest_node(node, "ep"),
+                  "a divisor of tp*cp*dp (" + std::to_string(stage) + ") with expert_tp 1", ep);
+  }
+  if (p.tp > 1 && !p.sequence_parallel) {
+    fail_expected(nearest_node(node, "expert_tp"), "sequence_parallel: true with expert_tp 1 and tp > 1", "1");
+  }
+}
+
 models::ParallelismSpec parse_parallelism(const ConfigNode& node, int gpu_count) {
   MapReader r(node);
   models::ParallelismSpec p;
@@ -50,6 +78,7 @@ models::ParallelismSpec parse_parallelism(const ConfigNode& node, int gpu_count)
   p.dp = static_cast<int>(r.get_int_or("dp", 1, 1, kIntMax));
   p.cp = static_cast<int>(r.get_int_or("cp", 1, 1, kIntMax));
   p.ep = static_cast<int>(r.get_int_or("ep", 1, 1, kIntMax));
+  p.expert_tp = static_cast<int>(r.get_int_or("expert_tp", 0, 1, kIntMax));
   p.sequence_parallel = r.get_bool_or("sequence_parallel", false);
   p.pipeline_schedule = r.get_enum_or("pipeline_schedule", models::PipelineSchedule::one_f_one_b, kSchedules);
   p.virtual_stages = static_cast<int>(r.get_int_or("virtual_stages", 1, 1, kIntMax));
@@ -60,10 +89,7 @@ models::ParallelismSpec parse_parallelism(const ConfigNode& node, int gpu_count)
   r.finish();
 
   fit_dp(node, dp_given, p, gpu_count);
-  if (p.dp % p.ep != 0) {
-    fail_expected(nearest_node(node, "ep"), "a divisor of dp (" + std::to_string(p.dp) + "): experts are carved out of data parallelism",
-                  std::to_string(p.ep));
-  }
+  check_expert_layout(node, p);
   if (p.virtual_stages > 1 && p.pipeline_schedule != models::PipelineSchedule::interleaved) {
     fail_expected(nearest_node(node, "virtual_stages"), "1 unless pipeline_schedule is interleaved",
                   std::to_string(p.virtual_stages));

@@ -46,7 +46,14 @@ struct ParallelismSpec {
   int pp = 1;
   int dp = 1;
   int cp = 1;
-  int ep = 1;                           // carved out of dp
+  int ep = 1;                           // carved out of dp (x cp x tp when expert_tp < tp)
+  // Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size,
+  // "MoE parallel folding"): 0 = tp (experts sharded like the dense layers,
+  // EP groups stride over the TP groups). 1: whole experts, and the EP groups
+  // are laid out over consecutive ranks of the stage (etp x ep x edp, etp
+  // fastest), so an EP group of up to a server's GPUs stays inside it.
+  int expert_tp = 0;
+  int etp() const { return expert_tp > 0 ? expert_tp : tp; }
   bool sequence_parallel = false;
   PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;

@@ -71,12 +71,13 @@ LocalDims local_dims(const ModelSpec& model, const ParallelismSpec& par, const T
     d.experts = m.num_experts;
     d.top_k = m.top_k;
     d.experts_local = m.num_experts / d.ep;
-    d.expert_ffn_local = m.expert_ffn_hidden_size / d.tp;
+    d.expert_ffn_local = m.expert_ffn_hidden_size / par.etp();
     d.expert_fc1_local = gate * d.expert_ffn_local;
     d.shared_ffn_local = m.shared_experts * m.expert_ffn_hidden_size / d.tp;
     d.shared_fc1_local = gate * d.shared_ffn_local;
     d.routed_tokens = d.tokens_sp * d.top_k;
-    d.expert_rows = d.routed_tokens * (d.sp ? d.tp : 1);
+    d.expert_tp_gather = d.sp && par.etp() > 1;
+    d.expert_rows = d.routed_tokens * (d.expert_tp_gather ? d.tp : 1);
   }
   return d;
 }

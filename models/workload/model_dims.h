@@ -48,10 +48,15 @@ struct LocalDims {
   std::int64_t q_lora = 0, kv_lora = 0, qk_head = 0, rope_dim = 0, v_head = 0;
   // mixture of experts (zero when the model has none)
   std::int64_t experts = 0, top_k = 0, experts_local = 0;
-  std::int64_t expert_ffn_local = 0, expert_fc1_local = 0;
+  std::int64_t expert_ffn_local = 0, expert_fc1_local = 0;  // expert widths / expert_tp
+  // The routed tokens are gathered over the TP group before the experts (and
+  // reduce-scattered after): sequence parallelism with experts sharded over
+  // TP (expert_tp = tp > 1). With expert_tp = 1 each GPU's experts take the
+  // tokens dispatched to them as they are.
+  bool expert_tp_gather = false;
   std::int64_t shared_ffn_local = 0, shared_fc1_local = 0;  // always-on experts, tensor-parallel like a dense MLP
   std::int64_t routed_tokens = 0;  // tokens_sp * top_k: token copies this GPU dispatches (balanced routing)
-  std::int64_t expert_rows = 0;    // rows of this GPU's expert GEMMs: routed_tokens gathered over tp
+  std::int64_t expert_rows = 0;    // rows of this GPU's expert GEMMs: routed_tokens, gathered over tp if expert_tp_gather
 };
 
 LocalDims local_dims(const ModelSpec& model, const ParallelismSpec& par, const TrainingSpec& train);

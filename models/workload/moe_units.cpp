@@ -1,7 +1,9 @@
 // Routed-expert MLP (Megatron-Core MoELayer with the alltoall token
-// dispatcher; expert tensor parallelism = tp, which requires sequence
-// parallelism when tp > 1). Routing is taken as balanced: every GPU's experts
-// receive as many token copies as the GPU dispatches.
+// dispatcher, which requires sequence parallelism when tp > 1). Expert tensor
+// parallelism = tp: the dispatched tokens are gathered over the TP group and
+// every GPU runs its slice of each local expert; expert_tp = 1: each GPU runs
+// whole experts on the tokens dispatched to it. Routing is taken as balanced:
+// every GPU's experts receive as many token copies as the GPU dispatches.
 #include <algorithm>
 
 #include "models/workload/layer_units.h"
@@ -35,13 +37,13 @@ int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   std::int64_t routed_bytes = d.routed_tokens * h * 2;
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   if (has_ep(c)) x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
-  if (d.sp) x = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(x)});
+  if (d.expert_tp_gather) x = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(x)});
   const std::int64_t g = groups(d), m = rows_per_expert(d);
   int fc1 = b.grouped_gemm(OpKind::expert_fc1_fwd, g, m, d.expert_fc1_local, h, {DepRef::op(x)});
   double act_tensors = c.arch.gated_mlp ? 3 : 2;
   int act = b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, act_tensors, 8, {DepRef::op(fc1)});
   int y = b.grouped_gemm(OpKind::expert_fc2_fwd, g, m, h, d.expert_ffn_local, {DepRef::op(act)});
-  if (d.sp) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
+  if (d.expert_tp_gather) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   int routed = b.rows(OpKind::moe_unpermute_fwd, d.routed_tokens, h, 2, 1, {DepRef::op(y)});
   if (d.shared_ffn_local == 0) return b.rows(OpKind::residual_fwd, d.tokens_sp, h, 3, 3, {DepRef::op(routed)});
@@ -60,7 +62,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   std::int64_t routed_bytes = d.routed_tokens * h * 2;
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
-  if (d.sp) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
+  if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   const std::int64_t g = groups(d), m = rows_per_expert(d);
   int dfc2 = b.grouped_gemm(OpKind::expert_fc2_dgrad, g, m, d.expert_ffn_local, h, {DepRef::op(y)});
   b.grouped_gemm(OpKind::expert_fc2_wgrad, g, d.expert_ffn_local, h, m, {DepRef::op(y)}, p.expert_fc2,
@@ -69,7 +71,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int act = b.rows(OpKind::expert_act_bwd, d.expert_rows, d.expert_ffn_local, act_tensors, 10, {DepRef::op(dfc2)});
   int x = b.grouped_gemm(OpKind::expert_fc1_dgrad, g, m, h, d.expert_fc1_local, {DepRef::op(act)});
   int dfc1 = x;
-  if (d.sp) x = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(dfc1)});
+  if (d.expert_tp_gather) x = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(dfc1)});
   b.grouped_gemm(OpKind::expert_fc1_wgrad, g, h, d.expert_fc1_local, m, {DepRef::op(act)}, p.expert_fc1,
                  ParamClass::expert);
   if (has_ep(c)) x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});

@@ -5,15 +5,19 @@
 namespace pf::models::workload {
 
 RankLayout::RankLayout(const ParallelismSpec& par)
-    : tp_(par.tp), cp_(par.cp), dp_(par.dp), pp_(par.pp), ep_(par.ep) {
-  if (tp_ < 1 || cp_ < 1 || dp_ < 1 || pp_ < 1 || ep_ < 1) {
+    : tp_(par.tp), cp_(par.cp), dp_(par.dp), pp_(par.pp), ep_(par.ep), etp_(par.etp()) {
+  if (tp_ < 1 || cp_ < 1 || dp_ < 1 || pp_ < 1 || ep_ < 1 || etp_ < 1) {
     throw ConfigError("parallelism: tp, cp, dp, pp and ep must all be >= 1, found tp=" + std::to_string(tp_) +
                       " cp=" + std::to_string(cp_) + " dp=" + std::to_string(dp_) + " pp=" + std::to_string(pp_) +
                       " ep=" + std::to_string(ep_));
   }
-  if ((cp_ * dp_) % ep_ != 0) {
+  if (etp_ == tp_ && (cp_ * dp_) % ep_ != 0) {
     throw ConfigError("parallelism.ep: expected a divisor of dp*cp = " + std::to_string(cp_ * dp_) +
                       " (experts are carved out of data parallelism), found " + std::to_string(ep_));
+  }
+  if (stage_size() % (etp_ * ep_) != 0) {
+    throw ConfigError("parallelism.ep: expected expert_tp*ep to divide tp*cp*dp = " + std::to_string(stage_size()) +
+                      ", found " + std::to_string(etp_) + "*" + std::to_string(ep_));
   }
 }
 
@@ -30,8 +34,8 @@ Coords RankLayout::coords(int rank) const {
 
 int RankLayout::rank_from_data(int tp, int x, int pp) const { return tp + tp_ * (x + cp_ * dp_ * pp); }
 
-int RankLayout::ep_rank(int rank) const { return data_index(coords(rank)) % ep_; }
-int RankLayout::edp_rank(int rank) const { return data_index(coords(rank)) / ep_; }
+int RankLayout::ep_rank(int rank) const { return stage_index(rank) / etp_ % ep_; }
+int RankLayout::edp_rank(int rank) const { return stage_index(rank) / (etp_ * ep_); }
 
 int RankLayout::group_size(GroupKind kind) const {
   switch (kind) {
@@ -40,7 +44,7 @@ int RankLayout::group_size(GroupKind kind) const {
     case GroupKind::dp: return dp_;
     case GroupKind::dp_cp: return dp_ * cp_;
     case GroupKind::ep: return ep_;
-    case GroupKind::edp: return dp_ * cp_ / ep_;
+    case GroupKind::edp: return stage_size() / (etp_ * ep_);
     case GroupKind::pp: return pp_;
     case GroupKind::embd: return pp_ > 1 ? 2 : 0;
     default: return 0;
@@ -55,15 +59,22 @@ int RankLayout::group_count(GroupKind kind) const {
 
 GroupId RankLayout::group_of(GroupKind kind, int rank) const {
   Coords c = coords(rank);
-  int x = data_index(c);
   std::uint32_t index = 0;
   switch (kind) {
     case GroupKind::tp: index = static_cast<std::uint32_t>(rank / tp_); break;
     case GroupKind::cp: index = static_cast<std::uint32_t>(c.tp + tp_ * (c.dp + dp_ * c.pp)); break;
     case GroupKind::dp: index = static_cast<std::uint32_t>(c.tp + tp_ * (c.cp + cp_ * c.pp)); break;
     case GroupKind::dp_cp: index = static_cast<std::uint32_t>(c.tp + tp_ * c.pp); break;
-    case GroupKind::ep: index = static_cast<std::uint32_t>(c.tp + tp_ * (x / ep_ + (cp_ * dp_ / ep_) * c.pp)); break;
-    case GroupKind::edp: index = static_cast<std::uint32_t>(c.tp + tp_ * (x % ep_ + ep_ * c.pp)); break;
+    case GroupKind::ep: {
+      const int r = stage_index(rank), edp_size = stage_size() / (etp_ * ep_);
+      index = static_cast<std::uint32_t>(r % etp_ + etp_ * (edp_rank(rank) + edp_size * c.pp));
+      break;
+    }
+    case GroupKind::edp: {
+      const int r = stage_index(rank);
+      index = static_cast<std::uint32_t>(r % etp_ + etp_ * (ep_rank(rank) + ep_ * c.pp));
+      break;
+    }
     case GroupKind::pp: index = static_cast<std::uint32_t>(rank % (tp_ * cp_ * dp_)); break;
     case GroupKind::embd:
       if (pp_ == 1 || (c.pp != 0 && c.pp != pp_ - 1)) return GroupId{};
@@ -88,12 +99,12 @@ int RankLayout::member(GroupId group, int i) const {
     }
     case GroupKind::dp_cp: return rank_from_data(g % tp_, i, g / tp_);
     case GroupKind::ep: {
-      int tp = g % tp_, rest = g / tp_, edp_groups = cp_ * dp_ / ep_;
-      return rank_from_data(tp, i + ep_ * (rest % edp_groups), rest / edp_groups);
+      const int etp = g % etp_, rest = g / etp_, edp_groups = stage_size() / (etp_ * ep_);
+      return etp + etp_ * (i + ep_ * (rest % edp_groups)) + stage_size() * (rest / edp_groups);
     }
     case GroupKind::edp: {
-      int tp = g % tp_, rest = g / tp_;
-      return rank_from_data(tp, rest % ep_ + ep_ * i, rest / ep_);
+      const int etp = g % etp_, rest = g / etp_;
+      return etp + etp_ * (rest % ep_ + ep_ * i) + stage_size() * (rest / ep_);
     }
     case GroupKind::pp: return g + tp_ * cp_ * dp_ * i;
     case GroupKind::embd: return g + tp_ * cp_ * dp_ * (i == 0 ? 0 : pp_ - 1);
@@ -116,8 +127,8 @@ int RankLayout::rank_in_group(GroupKind kind, int rank) const {
     case GroupKind::cp: return c.cp;
     case GroupKind::dp: return c.dp;
     case GroupKind::dp_cp: return data_index(c);
-    case GroupKind::ep: return data_index(c) % ep_;
-    case GroupKind::edp: return data_index(c) / ep_;
+    case GroupKind::ep: return ep_rank(rank);
+    case GroupKind::edp: return edp_rank(rank);
     case GroupKind::pp: return c.pp;
     case GroupKind::embd: return c.pp == 0 ? 0 : 1;
     default: return -1;

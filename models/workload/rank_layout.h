@@ -3,11 +3,14 @@
 // Order as Megatron-Core builds it (parallel_state.py, order "tp-cp-ep-dp-pp"):
 // tp varies fastest, then cp, then dp, then pp:
 //     rank = tp + TP * (cp + CP * (dp + DP * pp))
-// Experts reuse the same ranks with the non-pipeline part seen as
-// (expert tp = TP) x EP x EDP, ep varying faster than edp; the data-like index
-// x = cp + CP * dp is split as x = ep + EP * edp. So with cp = 1 an EP group is
-// EP consecutive data-parallel replicas ("carved out of dp"), and the expert
-// data-parallel group (where expert gradients are reduced) strides over them.
+// Experts reuse the same ranks with the non-pipeline part of a rank,
+// r = tp + TP * (cp + CP * dp), seen as r = etp + ETP * (ep + EP * edp)
+// (Megatron-Core's expert rank generator, "MoE parallel folding"): etp varies
+// fastest, then ep, then edp. With ETP = TP (the default) that splits the
+// data-like index x = cp + CP * dp as x = ep + EP * edp, so with cp = 1 an EP
+// group is EP consecutive data-parallel replicas ("carved out of dp"); with
+// ETP = 1 an EP group is EP consecutive ranks. The expert data-parallel group
+// (where expert gradients are reduced) strides over the EP groups.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +29,8 @@ struct Coords {
 
 class RankLayout {
  public:
-  // Throws pf::ConfigError when a size is < 1 or ep does not divide dp * cp.
+  // Throws pf::ConfigError when a size is < 1 or etp * ep does not divide
+  // tp * cp * dp (with etp = tp: ep does not divide dp * cp).
   explicit RankLayout(const ParallelismSpec& par);
 
   int world_size() const { return tp_ * cp_ * dp_ * pp_; }
@@ -51,7 +55,10 @@ class RankLayout {
   int data_index(const Coords& c) const { return c.cp + cp_ * c.dp; }
   int rank_from_data(int tp, int x, int pp) const;
 
-  int tp_, cp_, dp_, pp_, ep_;
+  int stage_index(int rank) const { return rank % (tp_ * cp_ * dp_); }  // r above
+  int stage_size() const { return tp_ * cp_ * dp_; }
+
+  int tp_, cp_, dp_, pp_, ep_, etp_;
 };
 
 }  // namespace pf::models::workload

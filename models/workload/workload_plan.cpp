@@ -98,8 +98,13 @@ void WorkloadPlan::validate() const {
             "a divisor of moe.num_experts=" + str(m.moe->num_experts), str(par_.ep));
     require(m.moe->top_k >= 1 && m.moe->top_k <= m.moe->num_experts, "model.moe.top_k",
             "1..num_experts", str(m.moe->top_k));
-    require(m.moe->expert_ffn_hidden_size % par_.tp == 0, "parallelism.tp",
-            "a divisor of moe.expert_ffn_hidden_size=" + str(m.moe->expert_ffn_hidden_size), str(par_.tp));
+    require(m.moe->expert_ffn_hidden_size % par_.etp() == 0, "parallelism.expert_tp",
+            "a divisor of moe.expert_ffn_hidden_size=" + str(m.moe->expert_ffn_hidden_size), str(par_.etp()));
+    require(m.moe->shared_experts == 0 || m.moe->expert_ffn_hidden_size % par_.tp == 0, "parallelism.tp",
+            "a divisor of moe.expert_ffn_hidden_size=" + str(m.moe->expert_ffn_hidden_size) + " (shared experts)",
+            str(par_.tp));
+    require(par_.etp() == par_.tp || par_.etp() == 1, "parallelism.expert_tp", "1 or tp=" + str(par_.tp),
+            str(par_.etp()));
     require(par_.tp == 1 || par_.sequence_parallel, "parallelism.sequence_parallel",
             "true for a MoE model with tp > 1 (as Megatron requires)", "false");
   }

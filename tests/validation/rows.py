@@ -188,7 +188,7 @@ SOURCE_DEFAULTS = {
         "FP8-CS and FP8-MX (MXFP8) -> dtype fp8 with training.fp8_recipe tensorwise (current scaling) and mxfp8",
         "uneven chunks: Megatron's embedding/loss accounting in the pipeline split when it divides, else preflight's even spread",
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
-        "EP larger than DP (expert tensor parallel 1, EP folded over TP ranks): ep = EP/TP with TP-sharded experts (same expert FLOPs and memory per GPU)",
+        "ETP=1 (the perf configs): parallelism.expert_tp 1 with EP as stated (Megatron's MoE parallel folding: whole experts, EP groups on consecutive ranks)",
         "Qwen3 head_dim 128; GPT-OSS head_dim 64, sliding-window layers and attention sinks run as full causal attention",
         "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (8, 64; 64 for 128 and 256 GPUs)",
         "DeepSeek-V3: configs/models/deepseek-v3.yaml (MLA, 1 shared expert, 3 dense layers, MTP 1)",
@@ -226,7 +226,7 @@ SOURCE_DEFAULTS = {
         "sequence_parallel on (model args)",
         "recompute: 'selective (layernorm + MoE activation)' -> selective; 'full' -> full; blank -> none",
         "pipeline split with embedding and loss accounting (runtime.conf LAYERS=96 'Account loss and embedding')",
-        "EP larger than DP (ETP 1, EP folded over TP ranks): ep = EP/TP with TP-sharded experts; EP folded over CP ranks is not expressible",
+        "rows stating ETP=1: parallelism.expert_tp 1 with EP as stated (MoE parallel folding); rows without: experts sharded over TP, EP out of DP, and EP over TP/CP ranks (rows 7-9, 12: no ETP stated) is left out",
         "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
         "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (64 for 128 and 256 GPUs); HybridEP as the all-to-all dispatcher",
     ],
@@ -473,12 +473,25 @@ def _model(row):
 
 
 def _map_ep(row, tp, dp, cp, ep):
+    """(ep, expert_tp) for the row: expert TP 1 where the source states ETP=1 (Megatron's MoE parallel folding:
+    whole experts, EP groups on consecutive ranks of the stage); otherwise experts sharded over TP, EP out of DP."""
+    if tp > 1 and "ETP=1" in row.raw["notes"]:
+        if (tp * cp * dp) % ep == 0:
+            row.assumptions.append(f"ETP 1 (source): expert_tp 1, EP {ep} over the stage's tp x cp x dp ranks")
+            return ep, 1
+        _unsupported(row, f"EP {ep} does not divide tp*cp*dp = {tp * cp * dp}")
+        return ep, 1
+    return _map_ep_sharded(row, tp, dp, cp, ep), 0
+
+
+def _map_ep_sharded(row, tp, dp, cp, ep):
     if ep == 1 or dp % ep == 0:
         return ep
     if cp == 1 and ep % tp == 0 and dp % (ep // tp) == 0:
         row.assumptions.append(f"EP {ep} over TP x DP (ETP 1) as ep {ep // tp} with TP-sharded experts")
         return ep // tp
-    _unsupported(row, f"EP {ep} spans CP/TP ranks (tp {tp}, cp {cp}, dp {dp}): preflight carves EP out of DP only")
+    _unsupported(row, f"EP {ep} spans CP/TP ranks (tp {tp}, cp {cp}, dp {dp}) and the source states no expert TP: "
+                      "preflight shards experts over TP with EP out of DP (expert_tp 1 needs the source to state ETP=1)")
     return None
 
 
@@ -520,7 +533,7 @@ def build_experiment(row):
         ga = int(r["global_batch"]) // (mbs * dp)
         row.assumptions.append(f"source's GA inconsistent: GBS and MBS kept, GA {ga}")
 
-    ep = _map_ep(row, tp, dp, cp, ep)
+    ep, expert_tp = _map_ep(row, tp, dp, cp, ep)
     if not row.ok:
         return
 
@@ -537,6 +550,8 @@ def build_experiment(row):
     par = {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "sequence_parallel": sp,
            "pipeline_schedule": "interleaved" if vp > 1 else "1f1b", "virtual_stages": vp,
            "zero_stage": _zero_stage(row)}
+    if expert_tp:
+        par["expert_tp"] = expert_tp
     chunks = pp * vp
     if src in ("bloom-176b-bigscience", "bloom-176b-prequel-topology-sweep") and pp > 1:
         if layers == 70 and pp == 12:

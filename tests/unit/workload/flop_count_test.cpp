@@ -145,6 +145,50 @@ TEST(FlopCount, GeneratorAgreesWithCountForMoeAndSelective) {
   EXPECT_GT(want.hardware_flops, want.model_flops);
 }
 
+// Expert TP 1 (MoE parallel folding) moves whole experts and the dispatched
+// tokens around, not work: summed over every GPU, the same FLOPs as expert
+// TP = tp and as the architecture's count, on plans whose EP groups span TP
+// ranks (ep 4 over tp 2 x dp 2) and CP ranks; and each GPU's expert GEMMs
+// are whole experts (their output width is the full expert FFN).
+TEST(FlopCount, ExpertTp1ConservesFlops) {
+  struct Split {
+    int tp, cp, dp, ep;
+  };
+  for (Split c : {Split{2, 1, 4, 2}, Split{2, 1, 2, 4}, Split{2, 2, 2, 4}}) {
+    ParallelismSpec par;
+    par.tp = c.tp;
+    par.cp = c.cp;
+    par.dp = c.dp;
+    par.pp = 2;
+    par.ep = c.ep;
+    par.expert_tp = 1;
+    par.sequence_parallel = true;
+    TrainingSpec t = small_training(16, 128);
+    t.recompute = Recompute::selective;
+    const Sums folded = sum_program_flops(WorkloadPlan(tiny_moe(4), par, t));
+    const FlopCount want = count_flops(tiny_moe(4), par, t);
+    SCOPED_TRACE("tp " + std::to_string(c.tp) + " cp " + std::to_string(c.cp) + " ep " + std::to_string(c.ep));
+    EXPECT_NEAR(folded.model, want.model_flops, 1e-12 * want.model_flops);
+    EXPECT_NEAR(folded.hardware, want.hardware_flops, 1e-12 * want.hardware_flops);
+    if (c.dp % c.ep == 0) {
+      par.expert_tp = 0;
+      const Sums sharded = sum_program_flops(WorkloadPlan(tiny_moe(4), par, t));
+      EXPECT_NEAR(folded.hardware, sharded.hardware, 1e-12 * sharded.hardware);
+    }
+    par.expert_tp = 1;
+    const WorkloadPlan plan(tiny_moe(4), par, t);
+    GpuProgram program(plan, 0);
+    Op op;
+    int seen = 0;
+    while (program.next(op)) {
+      if (op.kind != OpKind::expert_fc1_fwd) continue;
+      EXPECT_EQ(op.shape.gemm.N, 2 * 512);  // gated: gate and up of a whole expert
+      ++seen;
+    }
+    EXPECT_GT(seen, 0);
+  }
+}
+
 // Latent attention and multi-token prediction. Without tensor parallelism the
 // op stream matches the count exactly; with it, MLA's down-projections are
 // computed whole on every tp rank, so the GPUs execute more than the model needs.

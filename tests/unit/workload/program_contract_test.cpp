@@ -36,6 +36,9 @@ std::vector<Config> configs() {
   Config moe;
   moe.moe = true, moe.tp = 2, moe.sp = true, moe.dp = 4, moe.ep = 2, moe.pp = 2, moe.zero = 1;
   out.push_back(moe);
+  moe.ep = 4, moe.expert_tp = 1;  // MoE parallel folding: EP 4 over tp 2 x dp 2 of the 8 stage ranks
+  out.push_back(moe);
+  moe.expert_tp = 0;
   moe.ep = 4, moe.tp = 1, moe.sp = false, moe.pp = 1, moe.zero = 3, moe.recompute = Recompute::full;
   out.push_back(moe);
   Config ds;

@@ -14,6 +14,7 @@ namespace pf::models::workload::testing {
 
 struct Config {
   int tp = 1, cp = 1, dp = 1, pp = 1, ep = 1, v = 1, zero = 0;
+  int expert_tp = 0;  // 0 = tp
   bool sp = false;
   Recompute recompute = Recompute::none;
   bool overlap_grad = true, overlap_param = true;
@@ -25,7 +26,7 @@ struct Config {
 
   std::string name() const {
     return "tp" + std::to_string(tp) + " cp" + std::to_string(cp) + " dp" + std::to_string(dp) + " pp" +
-           std::to_string(pp) + " ep" + std::to_string(ep) + " v" + std::to_string(v) + " zero" +
+           std::to_string(pp) + " ep" + std::to_string(ep) + (expert_tp ? " etp" + std::to_string(expert_tp) : "") + " v" + std::to_string(v) + " zero" +
            std::to_string(zero) + (sp ? " sp" : "") + (moe ? " moe" : "") + (deepseek ? " deepseek" : "") + " rc" +
            std::to_string(static_cast<int>(recompute));
   }
@@ -38,6 +39,7 @@ inline WorkloadPlan make_plan(const Config& c) {
   p.dp = c.dp;
   p.pp = c.pp;
   p.ep = c.ep;
+  p.expert_tp = c.expert_tp;
   p.virtual_stages = c.v;
   p.pipeline_schedule = c.v > 1 ? pf::models::PipelineSchedule::interleaved : pf::models::PipelineSchedule::one_f_one_b;
   p.zero_stage = c.zero;

@@ -10,13 +10,14 @@
 namespace pf::models::workload {
 namespace {
 
-ParallelismSpec par(int tp, int cp, int dp, int pp, int ep = 1) {
+ParallelismSpec par(int tp, int cp, int dp, int pp, int ep = 1, int expert_tp = 0) {
   ParallelismSpec p;
   p.tp = tp;
   p.cp = cp;
   p.dp = dp;
   p.pp = pp;
   p.ep = ep;
+  p.expert_tp = expert_tp;
   return p;
 }
 
@@ -55,9 +56,46 @@ TEST(RankLayout, ExpertGroupsAreCarvedOutOfDataParallelism) {
   EXPECT_EQ(with_tp.members(with_tp.group_of(GroupKind::edp, 9)), (std::vector<int>{9, 13}));
 }
 
+// Megatron-Core's MoE parallel folding with expert TP 1: the stage's ranks
+// seen as etp x ep x edp, so EP groups are consecutive ranks (inside a server
+// when ep fits), across TP and CP ranks alike; expert-DP strides over them.
+TEST(RankLayout, ExpertTp1PutsExpertGroupsOnConsecutiveRanks) {
+  RankLayout l(par(2, 2, 4, 2, 8, 1));  // 16 ranks per stage: EP 8 x EDP 2
+  EXPECT_EQ(l.members(l.group_of(GroupKind::ep, 5)), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(l.members(l.group_of(GroupKind::ep, 25)), (std::vector<int>{24, 25, 26, 27, 28, 29, 30, 31}));
+  EXPECT_EQ(l.members(l.group_of(GroupKind::edp, 5)), (std::vector<int>{5, 13}));
+  EXPECT_EQ(l.group_size(GroupKind::edp), 2);
+  EXPECT_EQ(l.ep_rank(13), 5);
+  EXPECT_EQ(l.edp_rank(13), 1);
+  // Rejected: etp * ep must divide tp * cp * dp.
+  EXPECT_THROW(RankLayout(par(2, 1, 3, 1, 4, 1)), ConfigError);
+}
+
+// expert_tp = tp is the layout of "EP carved out of dp": the expert groups of
+// an explicit expert_tp = tp equal the default's, rank for rank, and the
+// default's follow the closed form x = cp + CP * dp = ep + EP * edp.
+TEST(RankLayout, ExpertTpEqualToTpIsTheDataCarvedLayout) {
+  for (const ParallelismSpec& p : {par(2, 1, 8, 2, 4), par(4, 2, 4, 1, 8), par(1, 2, 6, 3, 3)}) {
+    RankLayout carved(p);
+    ParallelismSpec explicit_tp = p;
+    explicit_tp.expert_tp = p.tp;
+    RankLayout folded(explicit_tp);
+    for (int r = 0; r < carved.world_size(); ++r) {
+      const Coords c = carved.coords(r);
+      const int x = c.cp + p.cp * c.dp;
+      EXPECT_EQ(carved.ep_rank(r), x % p.ep);
+      EXPECT_EQ(carved.edp_rank(r), x / p.ep);
+      for (GroupKind k : {GroupKind::ep, GroupKind::edp}) {
+        EXPECT_EQ(carved.group_of(k, r), folded.group_of(k, r));
+        EXPECT_EQ(carved.members(carved.group_of(k, r)), folded.members(folded.group_of(k, r)));
+        for (int m : carved.members(carved.group_of(k, r))) EXPECT_EQ(carved.coords(m).tp, c.tp);
+      }
+    }
+  }
+}
+
 // Every kind of group partitions the ranks, and ids, members and positions agree.
-TEST(RankLayout, GroupsPartitionTheRanks) {
-  RankLayout l(par(2, 2, 4, 3, 4));
+void expect_groups_partition_the_ranks(const RankLayout& l) {
   for (int k = 1; k < kGroupKindCount; ++k) {
     auto kind = static_cast<GroupKind>(k);
     std::set<int> seen;
@@ -77,6 +115,12 @@ TEST(RankLayout, GroupsPartitionTheRanks) {
       EXPECT_EQ(static_cast<int>(seen.size()), l.world_size());
     }
   }
+}
+
+TEST(RankLayout, GroupsPartitionTheRanks) {
+  expect_groups_partition_the_ranks(RankLayout(par(2, 2, 4, 3, 4)));
+  expect_groups_partition_the_ranks(RankLayout(par(2, 2, 4, 3, 8, 1)));  // expert TP 1
+  expect_groups_partition_the_ranks(RankLayout(par(4, 1, 4, 2, 16, 1)));
 }
 
 TEST(RankLayout, StableNamesAndRawIds) {
