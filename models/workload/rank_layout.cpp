@@ -7,9 +7,9 @@ namespace pf::models::workload {
 RankLayout::RankLayout(const ParallelismSpec& par)
     : tp_(par.tp), cp_(par.cp), dp_(par.dp), pp_(par.pp), ep_(par.ep), etp_(par.etp()) {
   if (tp_ < 1 || cp_ < 1 || dp_ < 1 || pp_ < 1 || ep_ < 1 || etp_ < 1) {
-    throw ConfigError("parallelism: tp, cp, dp, pp and ep must all be >= 1, found tp=" + std::to_string(tp_) +
-                      " cp=" + std::to_string(cp_) + " dp=" + std::to_string(dp_) + " pp=" + std::to_string(pp_) +
-                      " ep=" + std::to_string(ep_));
+    throw ConfigError("parallelism: tp, cp, dp, pp, ep and expert_tp must all be >= 1, found tp=" +
+                      std::to_string(tp_) + " cp=" + std::to_string(cp_) + " dp=" + std::to_string(dp_) +
+                      " pp=" + std::to_string(pp_) + " ep=" + std::to_string(ep_) + " expert_tp=" + std::to_string(etp_));
   }
   if (etp_ == tp_ && (cp_ * dp_) % ep_ != 0) {
     throw ConfigError("parallelism.ep: expected a divisor of dp*cp = " + std::to_string(cp_ * dp_) +
