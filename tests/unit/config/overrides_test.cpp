@@ -92,6 +92,24 @@ TEST(ConfigOverrides, PowerLimitNeedsATdpAndStaysBelowIt) {
             "--set hardware.gpu.tdp_w=0: expected a number > 0, found '0'");
 }
 
+// parallelism.expert_tp: 1 or tp; with 1 (MoE parallel folding) and tp > 1,
+// sequence parallelism is required, as Megatron-Core asserts.
+TEST(ConfigOverrides, ExpertTpIsOneOrTpAndNeedsSequenceParallelism) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);  // tp 4, pp 2 on 16 GPUs: dp 2
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.expert_tp=2"}); }),
+            "--set parallelism.expert_tp=2: expected 1 or tp (4): an expert TP group other than the dense layers' is "
+            "not modelled, found 2");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.expert_tp=1"}); }),
+            "--set parallelism.expert_tp=1: expected sequence_parallel: true with expert_tp 1 and tp > 1, found 1");
+  EXPECT_EQ(config_error([&] {
+              load_experiment(exp, {"parallelism.expert_tp=1", "parallelism.sequence_parallel=true", "parallelism.ep=3"});
+            }),
+            "--set parallelism.ep=3: expected a divisor of tp*cp*dp (8) with expert_tp 1, found 3");
+  EXPECT_EQ(load_experiment(exp, {"parallelism.expert_tp=4"}).parallelism.etp(), 4);
+  EXPECT_EQ(load_experiment(exp).parallelism.etp(), 4);  // default: tp
+}
+
 TEST(ConfigOverrides, BadValuesNameTheOverride) {
   TempDir dir;
   const std::string exp = write_experiment(dir);
