@@ -1,11 +1,11 @@
 #include "io/config/hardware_parser.h"
 
-#include <cstdio>
 #include <filesystem>
 
 #include "io/config/config_error.h"
 #include "io/config/map_reader.h"
 #include "io/config/part_references.h"
+#include "io/config/scalar_values.h"
 #include "models/uncertainty/parameters.h"
 
 namespace pf::config {
@@ -71,12 +71,6 @@ std::string parse_calibration(MapReader& r) {
   return file.string();
 }
 
-std::string watts(double w) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g W", w);
-  return text;
-}
-
 // tdp_w, power_limit_w, clock_power_exponent (models/compute/power_limit.h).
 // A limit needs the TDP it is below: nvidia-smi cannot raise a board past its
 // rated power, and without the TDP the clock it leaves is unknown.
@@ -91,8 +85,8 @@ void parse_power(MapReader& r, models::GpuSpec& gpu) {
                   "power_limit_w without tdp_w");
   }
   if (gpu.power_limit_w > gpu.tdp_w) {
-    fail_expected(*limit, "a power limit of at most gpu.tdp_w = " + watts(gpu.tdp_w),
-                  watts(gpu.power_limit_w));
+    fail_expected(*limit, "a power limit of at most gpu.tdp_w = " + format_number(gpu.tdp_w) + " W",
+                  format_number(gpu.power_limit_w) + " W");
   }
 }
 

@@ -9,13 +9,13 @@
 
 namespace pf::config {
 
-namespace {
-
 std::string format_number(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
 }
+
+namespace {
 
 // Numbers and booleans must be written plain: `tp: "4"` is a string in YAML,
 // and accepting it would hide a quoting mistake.

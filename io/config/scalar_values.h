@@ -53,5 +53,7 @@ E as_enum(const ConfigNode& node, const EnumNames<E>& names) {
 
 // "an integer >= 1", "an integer in [0, 3]": how integer ranges read in messages.
 std::string describe_int_range(std::int64_t min, std::int64_t max);
+// A number as error messages write it (700, 0.5, 1e+06).
+std::string format_number(double value);
 
 }  // namespace pf::config

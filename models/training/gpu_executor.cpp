@@ -102,12 +102,12 @@ GpuExecutor::HostSync GpuExecutor::host_sync_of(const workload::Op& op, const Ex
 // receives aside (they may wait on peers that are themselves waiting); a
 // compute one once every compute kernel before it has.
 void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& shared) {
-  if (!host_blocked_) return;
+  if (host_wait_ == HostSync::none) return;
   for (std::size_t i = 0; i + 1 < pending_.size(); ++i) {
     const PendingOp& p = pending_[i];
-    if (host_sync_compute_ ? p.stream == Stream::compute : p.kind != workload::OpKind::pp_recv) return;
+    if (host_wait_ == HostSync::compute ? p.stream == Stream::compute : p.kind != workload::OpKind::pp_recv) return;
   }
-  host_blocked_ = false;
+  host_wait_ = HostSync::none;
   host_clock_ = std::max(host_clock_, now) + shared.host_overhead;
   pending_.back().issue = host_clock_;
 }
@@ -124,7 +124,7 @@ bool GpuExecutor::issued(core::LpContext& engine, const PendingOp& p) {
 bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& shared) {
   bool pulled = false;
   release_host_sync(engine.now(), shared);
-  while (!exhausted_ && !host_blocked_ && unstarted_compute_ < kQueuedKernels) {
+  while (!exhausted_ && host_wait_ == HostSync::none && unstarted_compute_ < kQueuedKernels) {
     if (pending_.size() >= kMaxPending)
       throw SimulationError("training: GPU " + std::to_string(gpu()) + " has " + std::to_string(kMaxPending) +
                             " ops in flight; the program cannot make progress");
@@ -153,8 +153,7 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
     // Imported ops (measured times) and a zero host cost: no host model.
     if (shared.host_overhead == core::SimTime::zero() || op.seconds >= 0) continue;
     if (const HostSync sync = host_sync_of(op, shared); sync != HostSync::none) {
-      host_blocked_ = true;
-      host_sync_compute_ = sync == HostSync::compute;
+      host_wait_ = sync;
       p.issue = core::SimTime::infinity();
       release_host_sync(engine.now(), shared);
       continue;

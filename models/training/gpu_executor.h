@@ -166,8 +166,7 @@ class GpuExecutor {
   int unstarted_compute_ = 0;
   std::uint32_t busy_groups_ = 0;  // bit per GroupKind: a collective of that group is under way
   core::SimTime host_clock_;        // when the host has issued every op pulled so far
-  bool host_blocked_ = false;       // the newest pulled op is a sync point not yet reached
-  bool host_sync_compute_ = false;  // ... which waits for the compute stream only
+  HostSync host_wait_ = HostSync::none;  // the newest pulled op's sync point, none once reached
   bool host_waiting_ = false;       // the next kernel is ready but not issued (TimeAccounting's host wait)
   core::SimTime wake_scheduled_ = core::SimTime::infinity();  // pending HostIssued event, max: none
   std::vector<PendingOp> pending_;  // issue order (ascending ids)
