@@ -591,8 +591,8 @@ def build_experiment(row):
     preset_gpn = 8
     if row.short_gpu() == "GB200":
         # preflight's node is the NVLink domain (the data set's column counts a compute tray's 4 GPUs)
-        gpn = preset_gpn = 72
-        gpn = nvlink_domain(row.gpus, 72)
+        preset_gpn = 72
+        gpn = nvlink_domain(row.gpus, preset_gpn)
     if row.gpus < gpn:
         gpn = row.gpus
     if gpn != preset_gpn:
