@@ -20,6 +20,9 @@ const EnumNames<models::AttentionKernel> kAttention{{"flash", models::AttentionK
 const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::eager},
                                               {"cuda_graph", models::KernelLaunch::cuda_graph}};
 
+const EnumNames<models::MoeTokenDispatcher> kDispatcher{{"alltoall", models::MoeTokenDispatcher::alltoall},
+                                                        {"flex", models::MoeTokenDispatcher::flex}};
+
 const EnumNames<models::GradReduceDtype> kGradReduce{{"auto", models::GradReduceDtype::automatic},
                                                      {"fp32", models::GradReduceDtype::fp32},
                                                      {"bf16", models::GradReduceDtype::bf16},
@@ -55,6 +58,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
   t.fp8_recipe = r.get_enum_or("fp8_recipe", models::Fp8Recipe::delayed, kFp8Recipe);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
+  t.moe_token_dispatcher = r.get_enum_or("moe_token_dispatcher", models::MoeTokenDispatcher::alltoall, kDispatcher);
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;
   t.host_overhead_us = r.get_double_or("host_overhead_us", launch_default, NumberRange::non_negative());

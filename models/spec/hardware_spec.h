@@ -69,6 +69,10 @@ struct NodeSpec {
   double nic_efficiency = 1.0;              // achievable fraction of it
   double nic_latency_us = 0;
   double pcie_bandwidth_gbps = 0;           // GB/s
+  // The server's host CPU: how much longer than on the x86 hosts
+  // training.host_overhead_us describes it takes to issue one kernel
+  // (models/compute/README.md, "The host"; Grace-hosted presets ~2.5-2.75).
+  double host_overhead_scale = 1.0;
 };
 
 // NCCL's view of the GPU (models/collective/nccl_tuning.h): the generation

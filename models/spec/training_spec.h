@@ -20,6 +20,12 @@ enum class Recompute { none, selective, full };
 enum class AttentionKernel { flash, flash2, unfused };
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
+// Megatron-Core's --moe-token-dispatcher-type: alltoall (NCCL all-to-alls of
+// the tokens and, beside them, of their routing probabilities and token
+// counts) or flex (DeepEP / HybridEP fused dispatch kernels: probabilities and
+// routing metadata travel inside the dispatch, the layout is computed on the
+// GPU, and tokens arrive grouped by expert).
+enum class MoeTokenDispatcher { alltoall, flex };
 // The precision of main gradients (accumulated and reduced over DP). auto is
 // Megatron-LM's default for the training dtype: fp32 for bf16 (and fp8, whose
 // weights are bf16; megatron/training/arguments.py: "bfloat16 requires
@@ -88,6 +94,7 @@ struct TrainingSpec {
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;
+  MoeTokenDispatcher moe_token_dispatcher = MoeTokenDispatcher::alltoall;
   double host_overhead_us = kEagerHostOverheadUs;  // per op; default follows `launch`
   // The host waits for the GPU at each micro-batch's loss (Megatron's NaN
   // check, on by default: pretrain_gpt.py loss_func -> rerun_state_machine

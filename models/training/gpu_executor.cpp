@@ -54,6 +54,7 @@ GpuExecutor::PendingOp GpuExecutor::PendingOp::of(const workload::Op& op) {
   p.bytes = op.bytes;
   p.flops = op.flops;
   p.dep_count = op.dep_count;
+  p.launches = op.launches;
   p.deps = op.deps;
   return p;
 }
@@ -72,6 +73,7 @@ workload::Op GpuExecutor::PendingOp::op() const {
   o.bytes = bytes;
   o.flops = flops;
   o.dep_count = dep_count;
+  o.launches = launches;
   o.deps = deps;
   return o;
 }
@@ -108,8 +110,12 @@ void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& sh
     if (host_wait_ == HostSync::compute ? p.stream == Stream::compute : p.kind != workload::OpKind::pp_recv) return;
   }
   host_wait_ = HostSync::none;
-  host_clock_ = std::max(host_clock_, now) + shared.host_overhead;
+  host_clock_ = std::max(host_clock_, now) + issue_time(pending_.back(), shared);
   pending_.back().issue = host_clock_;
+}
+
+core::SimTime GpuExecutor::issue_time(const PendingOp& p, const ExecutionShared& shared) {
+  return core::SimTime::from_ps(shared.host_overhead.ps * p.launches);
 }
 
 bool GpuExecutor::issued(core::LpContext& engine, const PendingOp& p) {
@@ -158,7 +164,7 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
       release_host_sync(engine.now(), shared);
       continue;
     }
-    host_clock_ += shared.host_overhead;
+    host_clock_ += issue_time(p, shared);
     p.issue = host_clock_;
   }
   return pulled;

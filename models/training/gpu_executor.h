@@ -24,8 +24,9 @@
 // delivered its last byte (NCCL launch and proxy handshake).
 //
 // Host. One host thread issues the ops in program order, each costing
-// `host_overhead` of host time (a kernel launch or an NCCL call); an op starts
-// no earlier than its issue. The host runs ahead of the GPU without bound
+// `host_overhead` of host time per kernel it launches (Op::launches: a grouped
+// expert GEMM launches one GEMM per local expert) or per NCCL call; an op
+// starts no earlier than its issue. The host runs ahead of the GPU without bound
 // except at synchronisation points, where it waits until every op issued
 // before (p2p receives aside) has completed: before the optimizer step
 // (gradient-norm .item()) and, with host_sync_on_loss, at each micro-batch's
@@ -121,6 +122,7 @@ class GpuExecutor {
     bool started = false;
     std::uint8_t waiting = 0;   // dependencies not yet done
     std::uint8_t dep_count = 0;
+    std::uint16_t launches = 1;  // host issues (workload::Op::launches)
     CostBasis basis = CostBasis::roofline_only;  // compute ops
     std::int32_t layer = -1;
     std::int32_t microbatch = -1;
@@ -146,6 +148,8 @@ class GpuExecutor {
   enum class HostSync : std::uint8_t { none, full, compute };
   static HostSync host_sync_of(const workload::Op& op, const ExecutionShared& shared);
   void release_host_sync(core::SimTime now, const ExecutionShared& shared);
+  // Host time to issue p: one host_overhead per kernel it launches.
+  static core::SimTime issue_time(const PendingOp& p, const ExecutionShared& shared);
   // False (and a wake-up event scheduled) while the host has not issued p.
   bool issued(core::LpContext& engine, const PendingOp& p);
   bool start_ready(core::LpContext& engine, ExecutionShared& shared);

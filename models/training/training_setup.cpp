@@ -62,7 +62,8 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   shared_.conditions = &conditions_;
   shared_.overlap_slowdown = e.hardware.gpu.efficiency.overlap_slowdown;
   shared_.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
-  shared_.host_overhead = core::SimTime::from_seconds(e.training.host_overhead_us * 1e-6);
+  shared_.host_overhead =
+      core::SimTime::from_seconds(e.training.host_overhead_us * e.hardware.node.host_overhead_scale * 1e-6);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
 }

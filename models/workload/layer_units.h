@@ -32,6 +32,7 @@ struct RecipeContext {
   bool fused_cross_entropy = false;  // training.fused_cross_entropy
   KernelStyle kernels;               // fp8 quantisation, eager elementwise kernels
   bool tp_comm_overlap = false;      // training.tp_comm_overlap (applies with sequence parallelism)
+  bool flex_dispatcher = false;      // training.moe_token_dispatcher: flex (DeepEP / HybridEP)
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool tp() const { return d.tp > 1; }
   std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor

@@ -25,6 +25,93 @@ bool has_ep(const RecipeContext& c) { return c.d.ep > 1; }
 std::int64_t groups(const LocalDims& d) { return std::max<std::int64_t>(1, d.experts_local); }
 std::int64_t rows_per_expert(const LocalDims& d) { return (d.expert_rows + groups(d) - 1) / groups(d); }
 
+// What a MoE layer launches beyond its dataflow, counted in the code
+// Megatron-Bridge 25.11 runs (Megatron-Core 0d8e0714, core_dev_r0.15.0;
+// Transformer Engine v2.9) with the Bridge's MoE defaults: alltoall
+// dispatcher, fused permutation, unfused router, aux-loss load balancing.
+// Paths under megatron/core/transformer/moe/.
+//  - Routing (router.py:98-527, moe_utils.py:37-114 and 524-655): softmax in
+//    fp32, top-k, the routing map, the aux-loss scores, its loss and its
+//    tracker: 27 small kernels forward; backward the aux-loss scaler, the loss,
+//    top-k and the two gradient sums: 14.
+//  - Dispatcher preprocess (token_dispatcher.py:519-592): 6 small kernels
+//    around an all-gather of every EP rank's per-expert token counts (547),
+//    which the host copies out and then waits for (907): the host sync
+//    before the all-to-all (training.host_sync_on_moe_dispatch).
+//  - Fused permutation (TE pytorch/triton/permutation.py): 3 row-map kernels
+//    and the permute forward, one kernel backward.
+//  - The probabilities travel in an all-to-all of their own after the tokens'
+//    (674, 677; the backward likewise).
+//  - With more than one local expert the received tokens are reordered by
+//    expert (sort_chunks_by_idxs, 740: 2 fused kernels) and back before the
+//    combine (774-779: 3), one kernel each backward: a read and a write of
+//    the received rows each.
+//  - TE GroupedLinear (grouped_linear.py:171 -> cublaslt_gemm.cu:924-977):
+//    one cuBLASLt GEMM per local expert, round-robin over 4 streams; the
+//    backward runs a dgrad and a wgrad GEMM per expert.
+// The flex dispatcher (training.moe_token_dispatcher: flex, DeepEP or
+// HybridEP) computes the dispatch layout on the GPU in one kernel instead of
+// the counts' kernels and all-gather, carries the probabilities inside its
+// fused dispatch and delivers the tokens grouped by expert: no count gather,
+// no probabilities all-to-all, no sort.
+// Each kernel costs the host one issue; their GPU time is their bytes.
+constexpr int kRouteFwdKernels = 27;
+constexpr int kRouteBwdKernels = 14;
+constexpr int kCountKernelsBeforeGather = 3;
+constexpr int kCountKernelsAfterGather = 3;
+constexpr int kFlexLayoutKernels = 1;
+constexpr int kPermuteFwdKernels = 4;
+constexpr int kSortFwdKernels = 2;
+constexpr int kUnsortFwdKernels = 3;
+// Passes over the tokens x experts score matrix, in 16-bit tensor units: the
+// fp32 softmax, top-k, scatters and aux-loss scores read and write it about
+// a dozen times forward (fp32: two units a pass), eight backward.
+constexpr double kRouteFwdTensors = 24;
+constexpr double kRouteBwdTensors = 16;
+constexpr std::int64_t kCountBytes = 8;  // one int64 token count per expert
+
+bool alltoall(const RecipeContext& c) { return has_ep(c) && !c.flex_dispatcher; }
+bool sorts_by_expert(const RecipeContext& c) { return alltoall(c) && c.d.experts_local > 1; }
+
+int grouped_expert_gemm(UnitBuilder& b, OpKind kind, const LocalDims& d, std::int64_t M, std::int64_t N,
+                        std::int64_t K, std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0) {
+  int op = b.grouped_gemm(kind, groups(d), M, N, K, deps, grad_elems, ParamClass::expert);
+  b.set_launches(op, groups(d));
+  return op;
+}
+
+// Forward routing: scores, top-k, aux loss and token counts; with EP the
+// counts are all-gathered and the dispatcher's last count kernels wait for
+// them, so the host sync before the dispatch waits for the gather too.
+int route_fwd(UnitBuilder& b, const RecipeContext& c, int router) {
+  const LocalDims& d = c.d;
+  int route = b.rows(OpKind::moe_route_fwd, d.tokens_sp, d.experts, kRouteFwdTensors, 10, {DepRef::op(router)});
+  if (has_ep(c) && c.flex_dispatcher) {
+    b.set_launches(route, kRouteFwdKernels + kFlexLayoutKernels);
+    return route;
+  }
+  b.set_launches(route, kRouteFwdKernels + kCountKernelsBeforeGather + (has_ep(c) ? 0 : kCountKernelsAfterGather));
+  if (!has_ep(c)) return route;
+  int gather = b.collective(OpKind::ep_count_gather, GroupKind::ep, d.ep * d.experts * kCountBytes, {DepRef::op(route)});
+  int counts = b.rows(OpKind::moe_route_fwd, d.ep, d.experts, 2, 1, {DepRef::op(gather)});
+  b.set_launches(counts, kCountKernelsAfterGather);
+  return counts;
+}
+
+int sort_by_expert(UnitBuilder& b, const RecipeContext& c, OpKind kind, int launches, int after) {
+  if (!sorts_by_expert(c)) return after;
+  int op = b.rows(kind, c.d.expert_rows, c.d.hidden, 2, 0, {DepRef::op(after)});
+  b.set_launches(op, launches);
+  return op;
+}
+
+// The routing probabilities' all-to-all (16-bit, one per routed token); the
+// flex dispatcher carries them with the tokens.
+int probs_exchange(UnitBuilder& b, const RecipeContext& c, int after) {
+  if (!alltoall(c)) return after;
+  return b.collective(OpKind::ep_probs_exchange, GroupKind::ep, c.d.routed_tokens * 2, {DepRef::op(after)});
+}
+
 }  // namespace
 
 int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
@@ -33,16 +120,25 @@ int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   LayerParams p = layer_params(c.model, d, true);
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int router = b.gemm(OpKind::router_fwd, d.tokens_sp, d.experts, h, {DepRef::op(norm)});
-  int x = b.rows(OpKind::moe_permute_fwd, d.routed_tokens, h, 2, 0, {DepRef::op(router)});
+  int counts = route_fwd(b, c, router);
+  int x = b.rows(OpKind::moe_permute_fwd, d.routed_tokens, h, 2, 0, {DepRef::op(router), DepRef::op(counts)});
+  b.set_launches(x, kPermuteFwdKernels);
   std::int64_t routed_bytes = d.routed_tokens * h * 2;
   std::int64_t expert_bytes = d.expert_rows * h * 2;
-  if (has_ep(c)) x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
+  int probs = x;  // what the activation's multiply by the routing probabilities waits for
+  if (has_ep(c)) {
+    x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
+    probs = probs_exchange(b, c, x);
+  }
   if (d.expert_tp_gather) x = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(x)});
-  const std::int64_t g = groups(d), m = rows_per_expert(d);
-  int fc1 = b.grouped_gemm(OpKind::expert_fc1_fwd, g, m, d.expert_fc1_local, h, {DepRef::op(x)});
+  x = sort_by_expert(b, c, OpKind::moe_sort_fwd, kSortFwdKernels, x);
+  const std::int64_t m = rows_per_expert(d);
+  int fc1 = grouped_expert_gemm(b, OpKind::expert_fc1_fwd, d, m, d.expert_fc1_local, h, {DepRef::op(x)});
   double act_tensors = c.arch.gated_mlp ? 3 : 2;
-  int act = b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, act_tensors, 8, {DepRef::op(fc1)});
-  int y = b.grouped_gemm(OpKind::expert_fc2_fwd, g, m, h, d.expert_ffn_local, {DepRef::op(act)});
+  int act = b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, act_tensors, 8,
+                   {DepRef::op(fc1), DepRef::op(probs)});
+  int y = grouped_expert_gemm(b, OpKind::expert_fc2_fwd, d, m, h, d.expert_ffn_local, {DepRef::op(act)});
+  y = sort_by_expert(b, c, OpKind::moe_sort_fwd, kUnsortFwdKernels, y);
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   int routed = b.rows(OpKind::moe_unpermute_fwd, d.routed_tokens, h, 2, 1, {DepRef::op(y)});
@@ -63,21 +159,27 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
-  const std::int64_t g = groups(d), m = rows_per_expert(d);
-  int dfc2 = b.grouped_gemm(OpKind::expert_fc2_dgrad, g, m, d.expert_ffn_local, h, {DepRef::op(y)});
-  b.grouped_gemm(OpKind::expert_fc2_wgrad, g, d.expert_ffn_local, h, m, {DepRef::op(y)}, p.expert_fc2,
-                 ParamClass::expert);
+  y = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, y);
+  const std::int64_t m = rows_per_expert(d);
+  int dfc2 = grouped_expert_gemm(b, OpKind::expert_fc2_dgrad, d, m, d.expert_ffn_local, h, {DepRef::op(y)});
+  grouped_expert_gemm(b, OpKind::expert_fc2_wgrad, d, d.expert_ffn_local, h, m, {DepRef::op(y)}, p.expert_fc2);
   double act_tensors = c.arch.gated_mlp ? 5 : 3;
   int act = b.rows(OpKind::expert_act_bwd, d.expert_rows, d.expert_ffn_local, act_tensors, 10, {DepRef::op(dfc2)});
-  int x = b.grouped_gemm(OpKind::expert_fc1_dgrad, g, m, h, d.expert_fc1_local, {DepRef::op(act)});
-  int dfc1 = x;
-  if (d.expert_tp_gather) x = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(dfc1)});
-  b.grouped_gemm(OpKind::expert_fc1_wgrad, g, h, d.expert_fc1_local, m, {DepRef::op(act)}, p.expert_fc1,
-                 ParamClass::expert);
-  if (has_ep(c)) x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
+  int x = grouped_expert_gemm(b, OpKind::expert_fc1_dgrad, d, m, h, d.expert_fc1_local, {DepRef::op(act)});
+  grouped_expert_gemm(b, OpKind::expert_fc1_wgrad, d, h, d.expert_fc1_local, m, {DepRef::op(act)}, p.expert_fc1);
+  x = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, x);
+  if (d.expert_tp_gather) x = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(x)});
+  int probs = x;
+  if (has_ep(c)) {
+    x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
+    probs = probs_exchange(b, c, x);
+  }
   int perm = b.rows(OpKind::moe_permute_bwd, d.routed_tokens, h, 2, 0, {DepRef::op(x)});
-  int drouter = b.gemm(OpKind::router_dgrad, d.tokens_sp, h, d.experts, {DepRef::op(perm)});
-  b.gemm(OpKind::router_wgrad, h, d.experts, d.tokens_sp, {DepRef::op(perm)}, p.router);
+  int route = b.rows(OpKind::moe_route_bwd, d.tokens_sp, d.experts, kRouteBwdTensors, 6,
+                     {DepRef::op(perm), DepRef::op(probs)});
+  b.set_launches(route, kRouteBwdKernels);
+  int drouter = b.gemm(OpKind::router_dgrad, d.tokens_sp, h, d.experts, {DepRef::op(route)});
+  b.gemm(OpKind::router_wgrad, h, d.experts, d.tokens_sp, {DepRef::op(route)}, p.router);
   DepRef from_shared = shared >= 0 ? DepRef::op(shared) : DepRef::op(drouter);
   return b.rows(OpKind::norm_bwd, d.tokens_sp, h, 3, 8, {DepRef::op(drouter), from_shared}, p.norm);
 }

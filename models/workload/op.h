@@ -71,6 +71,9 @@ enum class OpKind : std::uint16_t {
   residual_fwd, residual_bwd,
   router_fwd, router_dgrad, router_wgrad,
   moe_permute_fwd, moe_permute_bwd, moe_unpermute_fwd, moe_unpermute_bwd,
+  // MoE routing arithmetic (score function, top-k, aux loss, token counts) and the reordering of the
+  // received tokens by local expert (and back): small kernels launched one by one (moe_units.cpp)
+  moe_route_fwd, moe_route_bwd, moe_sort_fwd, moe_sort_bwd,
   expert_fc1_fwd, expert_fc1_dgrad, expert_fc1_wgrad,
   expert_act_fwd, expert_act_bwd,
   expert_fc2_fwd, expert_fc2_dgrad, expert_fc2_wgrad,
@@ -84,6 +87,8 @@ enum class OpKind : std::uint16_t {
   tp_all_reduce, tp_all_gather, tp_reduce_scatter,
   cp_kv_exchange,
   ep_dispatch, ep_combine,
+  ep_count_gather,  // every EP rank's per-expert token counts, all-gathered before the dispatch
+  ep_probs_exchange,  // the routing probabilities' all-to-all beside the tokens' (and its gradient's)
   dp_grad_all_reduce, dp_grad_reduce_scatter, dp_param_all_gather,
   embedding_grad_all_reduce,
   // point to point
@@ -154,6 +159,10 @@ struct Op {
   std::int32_t peer = -1;        // p2p: the GPU at the other end
   OpShape shape;
   std::uint8_t dep_count = 0;
+  // Host issues the op costs: kernels the framework launches for it one by
+  // one (a TE GroupedLinear runs one cuBLAS GEMM per local expert; a router's
+  // top-k and aux-loss arithmetic is a dozen small kernels priced as one op).
+  std::uint16_t launches = 1;
   // Ops made from an op template (op_template.h): the template's plan-wide
   // index (WorkloadPlan::template_index). Every instance of a template has the
   // same kind, shape, FLOPs and bytes, so its price is memoised by this index

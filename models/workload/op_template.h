@@ -46,6 +46,7 @@ struct OpTemplate {
   // embedding backward): what fills the data-parallel gradient buckets.
   std::int64_t grad_elems = 0;
   ParamClass grad_class = ParamClass::dense;
+  std::uint16_t launches = 1;  // host issues (Op::launches)
 };
 
 struct Unit {

@@ -46,6 +46,18 @@ inline double fp8_quantize_bytes(Fp8Recipe recipe) {
   return 4.0;
 }
 
+// Kernels that quantise one GEMM input: Transformer Engine v2.9's tensorwise
+// (current) scaling reduces the amax in a kernel of its own before the cast,
+// the other recipes cast in one. A grouped GEMM's inputs (TE GroupedLinear,
+// grouped_linear.py:127; csrc/extensions/cast.cpp:132-148) are cast by one
+// fused multi-tensor kernel under delayed scaling and group by group under the
+// others.
+inline int fp8_quantize_kernels(Fp8Recipe recipe, std::int64_t groups) {
+  if (recipe == Fp8Recipe::delayed) return 1;
+  const int per_tensor = recipe == Fp8Recipe::tensorwise ? 2 : 1;
+  return per_tensor * static_cast<int>(groups);
+}
+
 // fp32 master copy (only under mixed precision) + Adam momentum and variance.
 inline int optimizer_bytes(Dtype d) { return param_bytes(d) == 4 ? 8 : 12; }
 

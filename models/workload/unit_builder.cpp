@@ -1,6 +1,7 @@
 #include "models/workload/unit_builder.h"
 
 #include "core/error.h"
+#include "models/workload/precision.h"
 
 namespace pf::models::workload {
 
@@ -19,6 +20,7 @@ int UnitBuilder::grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, 
   int quantize = -1;
   if (style_.fp8_quantize_bytes > 0 && quantizes_input(kind)) {
     quantize = rows(OpKind::fp8_quantize, groups * M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
+    set_launches(quantize, fp8_quantize_kernels(style_.fp8_recipe, groups));
   }
   OpTemplate t;
   t.kind = kind;
@@ -95,6 +97,11 @@ void UnitBuilder::also_wait(int first, int last, int extra) {
     if (used >= kMaxTemplateDeps) throw SimulationError("workload: an op template lists too many dependencies");
     t.deps[static_cast<std::size_t>(used)] = DepRef::op(extra);
   }
+}
+
+void UnitBuilder::set_launches(int op, std::int64_t launches) {
+  if (launches < 1 || launches > 0xffff) throw SimulationError("workload: an op's kernel launches must be in [1, 65535]");
+  unit_.ops[static_cast<std::size_t>(op)].launches = static_cast<std::uint16_t>(launches);
 }
 
 int UnitBuilder::collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps) {

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "models/spec/training_spec.h"
 #include "models/workload/eager_kernels.h"
 #include "models/workload/op_template.h"
 
@@ -16,6 +17,7 @@ struct KernelStyle {
   // > 0 (fp8 training): HBM bytes per element of quantising a 16-bit GEMM
   // input to fp8 (precision.h, fp8_quantize_bytes).
   double fp8_quantize_bytes = 0;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // how many kernels a quantisation launches (precision.h)
   // training.fused_elementwise false: elementwise ops run as eager PyTorch's
   // separate kernels (eager_kernels.h) instead of one fused kernel each.
   bool eager_elementwise = false;
@@ -57,6 +59,9 @@ class UnitBuilder {
   // `extra` (a gather streamed into those GEMMs: what reads their output
   // needs the whole gather too).
   void also_wait(int first, int last, int extra);
+
+  // The op issues `launches` kernels (OpTemplate::launches): host time for each.
+  void set_launches(int op, std::int64_t launches);
 
   int size() const { return static_cast<int>(unit_.ops.size()); }
   Unit take() { return std::move(unit_); }

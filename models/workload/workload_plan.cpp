@@ -127,11 +127,12 @@ void WorkloadPlan::build_units() {
   const ArchTraits arch = arch_traits(model_);
   KernelStyle kernels;
   kernels.fp8_quantize_bytes = train_.dtype == Dtype::fp8 ? fp8_quantize_bytes(train_.fp8_recipe) : 0.0;
+  kernels.fp8_recipe = train_.fp8_recipe;
   kernels.eager_elementwise = !train_.fused_elementwise;
   kernels.eager = {model_.norm == Norm::rmsnorm, arch.gated_mlp, arch.dropout};
   RecipeContext c{model_, dims_, arch, train_.recompute == Recompute::selective,
                   train_.attention == AttentionKernel::unfused, train_.fused_cross_entropy, kernels,
-                  train_.tp_comm_overlap};
+                  train_.tp_comm_overlap, train_.moe_token_dispatcher == MoeTokenDispatcher::flex};
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

@@ -228,7 +228,8 @@ SOURCE_DEFAULTS = {
         "pipeline split with embedding and loss accounting (runtime.conf LAYERS=96 'Account loss and embedding')",
         "rows stating ETP=1: parallelism.expert_tp 1 with EP as stated (MoE parallel folding); rows without: experts sharded over TP, EP out of DP, and EP over TP/CP ranks (rows 7-9, 12: no ETP stated) is left out",
         "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
-        "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (64 for 128 and 256 GPUs); HybridEP as the all-to-all dispatcher",
+        "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (64 for 128 and 256 GPUs)",
+        "DeepEP and HybridEP rows: training.moe_token_dispatcher flex (fused dispatch: no count all-gather, no probabilities all-to-all, no sort by expert); DeepEP's per-node deduplication of inter-node traffic is not modelled (the dispatch is a plain all-to-all)",
     ],
 }
 
@@ -582,6 +583,9 @@ def build_experiment(row):
     if src in ("torchtitan-benchmarks", "llm-foundry-mpt-benchmarks"):
         # PyTorch SDPA's flash backend / flash-attn 2: FlashAttention-2 kernels, not cuDNN/FA3.
         train["attention"] = "flash2"
+    if "deepep" in row.model.lower() or "hybridep" in row.model.lower():
+        # DeepEP / HybridEP: Megatron-Core's flex token dispatcher (fused dispatch, no count gather).
+        train["moe_token_dispatcher"] = "flex"
     if src == "torchtitan-benchmarks" and "compile" not in r["notes"].lower():
         # Eager PyTorch: RMSNorm, SwiGLU and rotary as separate kernels (compile fuses them).
         train["fused_elementwise"] = False

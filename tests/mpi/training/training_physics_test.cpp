@@ -158,6 +158,20 @@ TEST(TrainingPhysics, OverlapSlowdownIsChargedOnlyWhileCommunicationRuns) {
   EXPECT_LT(stretch, 0.5 * on.backward_s);
 }
 
+// Kernels GPU `gpu` launches in a step: what its host issues.
+std::int64_t host_issues(const ExperimentSpec& e, int gpu, std::int64_t* ops = nullptr) {
+  workload::WorkloadPlan plan(e);
+  workload::GpuProgram program(plan, gpu);
+  workload::Op op;
+  std::int64_t launches = 0, count = 0;
+  while (program.next(op)) {
+    launches += op.launches;
+    ++count;
+  }
+  if (ops) *ops = count;
+  return launches;
+}
+
 // One GPU, a tiny model, a host far slower than the GPU: every op waits for its
 // issue, so the step is (ops on the GPU) x (host time per op), the GPU's own
 // kernels hidden behind the host. The report names the host as the bottleneck.
@@ -168,11 +182,7 @@ TEST(TrainingPhysics, HostBoundTinyModelRunsAtTheIssueRate) {
                                          "model.num_attention_heads=4", "model.num_kv_heads=4", "model.vocab_size=512",
                                          "training.global_batch_size=4", "training.seq_length=128"};
   const ExperimentSpec e = config::load_experiment(kExperiment, tiny);
-  workload::WorkloadPlan plan(e);
-  workload::GpuProgram program(plan, 0);
-  workload::Op op;
-  std::int64_t ops = 0;
-  while (program.next(op)) ++ops;
+  const std::int64_t ops = host_issues(e, 0);
   ASSERT_GT(ops, 50);
   for (const double issue_us : {200.0, 1000.0}) {
     auto o = tiny;
@@ -187,6 +197,34 @@ TEST(TrainingPhysics, HostBoundTinyModelRunsAtTheIssueRate) {
   auto free_host = tiny;
   free_host.push_back("training.host_overhead_us=0");
   EXPECT_EQ(run(free_host).host_bound_s, 0.0);
+}
+
+// The same on a tiny MoE model with expert parallelism: the host issues every
+// kernel, one per local expert in each grouped GEMM and each of the routing's
+// small kernels, so the host-bound step is the launches (not the ops) times
+// the issue time; a slower host CPU (hardware.node.host_overhead_scale, e.g.
+// a Grace host) stretches it by its factor.
+TEST(TrainingPhysics, HostBoundMoeStepIsEveryKernelLaunchTimesTheIssueTime) {
+  const std::vector<std::string> tiny = {"topology.nodes=1", "hardware.node.gpus_per_node=2",
+                                         "hardware.node.nics_per_node=2", "parallelism.pp=1", "parallelism.dp=2",
+                                         "parallelism.ep=2", "model.moe.num_experts=8", "model.moe.top_k=2",
+                                         "model.moe.expert_ffn_hidden_size=512", "model.layers=2",
+                                         "model.hidden_size=256", "model.ffn_hidden_size=1024",
+                                         "model.num_attention_heads=4", "model.num_kv_heads=4", "model.vocab_size=512",
+                                         "training.global_batch_size=4", "training.seq_length=128"};
+  std::int64_t ops = 0;
+  const std::int64_t launches = host_issues(config::load_experiment(kExperiment, tiny), 0, &ops);
+  ASSERT_GT(launches, ops + ops / 3);  // 4 local experts: launches the op count alone would miss
+  const double issue_us = 500.0;
+  for (const double scale : {1.0, 2.0}) {
+    auto o = tiny;
+    o.push_back("training.host_overhead_us=" + std::to_string(issue_us));
+    o.push_back("hardware.node.host_overhead_scale=" + std::to_string(scale));
+    const RunResult r = run(o);
+    const double expected = static_cast<double>(launches) * issue_us * scale * 1e-6;
+    EXPECT_NEAR(r.step_time_s, expected, 0.03 * expected) << launches << " launches, " << ops << " ops, x" << scale;
+    EXPECT_EQ(r.dominant_op_type, "host");
+  }
 }
 
 // MoE with expert parallelism on a host that keeps ahead of the GPU: the host

@@ -143,3 +143,29 @@ TEST(ConfigOverrides, ReplaceAWholePartByPathFromTheWorkingDirectory) {
 
 }  // namespace
 }  // namespace pf::config
+
+namespace pf::config {
+namespace {
+
+using namespace testing;
+
+// The host model's knobs: the server's host CPU factor (a positive number,
+// default 1) and the MoE token dispatcher (alltoall by default, or flex).
+TEST(ConfigOverrides, HostOverheadScaleAndMoeTokenDispatcher) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  const models::ExperimentSpec base = load_experiment(exp);
+  EXPECT_DOUBLE_EQ(base.hardware.node.host_overhead_scale, 1.0);
+  EXPECT_EQ(base.training.moe_token_dispatcher, models::MoeTokenDispatcher::alltoall);
+  const models::ExperimentSpec grace =
+      load_experiment(exp, {"hardware.node.host_overhead_scale=2.75", "training.moe_token_dispatcher=flex"});
+  EXPECT_DOUBLE_EQ(grace.hardware.node.host_overhead_scale, 2.75);
+  EXPECT_EQ(grace.training.moe_token_dispatcher, models::MoeTokenDispatcher::flex);
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"hardware.node.host_overhead_scale=0"}); }),
+            "--set hardware.node.host_overhead_scale=0: expected a number > 0, found '0'");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"training.moe_token_dispatcher=deepep"}); }),
+            "--set training.moe_token_dispatcher=deepep: expected one of alltoall | flex, found 'deepep'");
+}
+
+}  // namespace
+}  // namespace pf::config

@@ -49,3 +49,154 @@ TEST(MoeGroupedGemm, OneGroupPerLocalExpertOverItsShareOfTheTokens) {
 
 }  // namespace
 }  // namespace pf::models::workload
+
+namespace pf::models::workload {
+namespace {
+
+// Host issues per (kind, phase) over the MoE layer `layer` of micro-batch 0.
+std::map<std::pair<OpKind, Phase>, int> launches_by_kind(const std::vector<Op>& ops, int layer) {
+  std::map<std::pair<OpKind, Phase>, int> out;
+  for (const Op& op : ops)
+    if (op.layer == layer && op.microbatch == 0 && !op.recompute) out[{op.kind, op.phase}] += op.launches;
+  return out;
+}
+
+int ops_of_kind(const std::vector<Op>& ops, OpKind kind, Phase phase, int layer) {
+  int n = 0;
+  for (const Op& op : ops) n += op.kind == kind && op.phase == phase && op.layer == layer && op.microbatch == 0;
+  return n;
+}
+
+// TE GroupedLinear launches one cuBLAS GEMM per local expert (Transformer
+// Engine v2.9, cublaslt_gemm.cu multi_stream_cublas_gemm): the expert GEMMs
+// cost the host experts_local issues each; every other GEMM is one launch.
+TEST(MoeKernelInventory, ExpertGemmsLaunchOneKernelPerLocalExpert) {
+  for (int ep : {1, 2, 4}) {
+    testing::Config c;
+    c.moe = true;  // 4 experts
+    c.dp = 4;
+    c.ep = ep;
+    const WorkloadPlan plan = testing::make_plan(c);
+    int experts_gemms = 0;
+    for (const Op& op : testing::ops_of(plan, 0)) {
+      if (op_class(op.kind) != OpClass::gemm) continue;
+      const bool expert = op.kind >= OpKind::expert_fc1_fwd && op.kind <= OpKind::expert_fc2_wgrad &&
+                          op.kind != OpKind::expert_act_fwd && op.kind != OpKind::expert_act_bwd;
+      EXPECT_EQ(op.launches, expert ? 4 / ep : 1) << kind_name(op.kind) << " ep " << ep;
+      experts_gemms += expert;
+    }
+    EXPECT_GT(experts_gemms, 0);
+  }
+}
+
+// The Megatron-Core alltoall dispatcher's other traffic and kernels
+// (moe_units.cpp lists the source lines): the token counts all-gathered over
+// EP before the dispatch, the probabilities' own all-to-all forward and
+// backward, the reordering by local expert only when a GPU holds several
+// experts of an EP group, and the routing arithmetic's small kernels.
+TEST(MoeKernelInventory, CountsProbabilitiesAndSortsTravelBesideTheTokens) {
+  const int moe_layer = 1;  // tiny_moe: the first layer is dense
+  for (int ep : {1, 2, 4}) {
+    testing::Config c;
+    c.moe = true;
+    c.dp = 4;
+    c.ep = ep;
+    const WorkloadPlan plan = testing::make_plan(c);
+    const LocalDims& d = plan.dims();
+    const std::vector<Op> ops = testing::ops_of(plan, 0);
+    const bool multi_ep = ep > 1, sorts = ep > 1 && 4 / ep > 1;
+    EXPECT_EQ(ops_of_kind(ops, OpKind::ep_count_gather, Phase::fwd, moe_layer), multi_ep) << "ep " << ep;
+    EXPECT_EQ(ops_of_kind(ops, OpKind::ep_count_gather, Phase::bwd, moe_layer), 0) << "ep " << ep;
+    EXPECT_EQ(ops_of_kind(ops, OpKind::ep_probs_exchange, Phase::fwd, moe_layer), multi_ep) << "ep " << ep;
+    EXPECT_EQ(ops_of_kind(ops, OpKind::ep_probs_exchange, Phase::bwd, moe_layer), multi_ep) << "ep " << ep;
+    EXPECT_EQ(ops_of_kind(ops, OpKind::moe_sort_fwd, Phase::fwd, moe_layer), sorts ? 2 : 0) << "ep " << ep;
+    EXPECT_EQ(ops_of_kind(ops, OpKind::moe_sort_bwd, Phase::bwd, moe_layer), sorts ? 2 : 0) << "ep " << ep;
+    for (const Op& op : ops) {
+      if (op.layer != moe_layer) continue;
+      if (op.kind == OpKind::ep_count_gather) {
+        EXPECT_EQ(op.bytes, static_cast<std::uint64_t>(ep * 4 * 8));
+      }
+      if (op.kind == OpKind::ep_probs_exchange) {
+        EXPECT_EQ(op.bytes, static_cast<std::uint64_t>(d.routed_tokens * 2));
+      }
+      if (op.kind == OpKind::moe_sort_fwd || op.kind == OpKind::moe_sort_bwd) {
+        EXPECT_EQ(op.bytes, static_cast<std::uint64_t>(d.expert_rows * d.hidden * 2 * 2));
+      }
+    }
+    const auto l = launches_by_kind(ops, moe_layer);
+    // Routing: 27 kernels of scores, top-k and aux loss and 6 of token counts
+    // forward (3 of them after the EP gather when there is one); 14 backward.
+    EXPECT_EQ(l.at({OpKind::moe_route_fwd, Phase::fwd}), 33) << "ep " << ep;
+    EXPECT_EQ(l.at({OpKind::moe_route_bwd, Phase::bwd}), 14) << "ep " << ep;
+    EXPECT_EQ(l.at({OpKind::moe_permute_fwd, Phase::fwd}), 4) << "ep " << ep;
+    if (sorts) {
+      EXPECT_EQ(l.at({OpKind::moe_sort_fwd, Phase::fwd}), 2 + 3) << "ep " << ep;
+      EXPECT_EQ(l.at({OpKind::moe_sort_bwd, Phase::bwd}), 1 + 1) << "ep " << ep;
+    }
+  }
+}
+
+// fp8: quantising a grouped GEMM's input is one fused multi-tensor kernel
+// under delayed scaling, one kernel per expert under mxfp8 and two (amax,
+// cast) under tensorwise scaling, whose dense GEMMs also take two.
+TEST(MoeKernelInventory, Fp8QuantizeLaunchesFollowTheRecipe) {
+  struct Case {
+    Fp8Recipe recipe;
+    int per_tensor;
+    bool per_expert;
+  };
+  for (const Case k : {Case{Fp8Recipe::delayed, 1, false}, Case{Fp8Recipe::tensorwise, 2, true},
+                       Case{Fp8Recipe::mxfp8, 1, true}}) {
+    testing::Config c;
+    c.moe = true;
+    c.dp = 4;
+    c.ep = 2;  // 2 local experts
+    c.fp8 = true;
+    c.recipe = k.recipe;
+    const std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 0);
+    int grouped = 0, dense = 0;
+    for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
+      if (ops[i].kind != OpKind::fp8_quantize) continue;
+      const Op& gemm = ops[i + 1];  // the GEMM the quantisation feeds
+      const bool expert = gemm.shape.gemm.batch > 1;
+      EXPECT_EQ(ops[i].launches, k.per_tensor * (expert && k.per_expert ? 2 : 1)) << kind_name(gemm.kind);
+      (expert ? grouped : dense)++;
+    }
+    EXPECT_GT(grouped, 0);
+    EXPECT_GT(dense, 0);
+  }
+}
+
+}  // namespace
+}  // namespace pf::models::workload
+
+namespace pf::models::workload {
+namespace {
+
+// The flex dispatcher (DeepEP, HybridEP) computes the layout in one kernel and
+// carries probabilities and routing metadata inside its fused dispatch: no
+// count gather, no probabilities all-to-all, no sort by expert.
+TEST(MoeKernelInventory, FlexDispatcherHasNoCountGatherProbabilitiesOrSort) {
+  testing::Config c;
+  c.moe = true;
+  c.dp = 4;
+  c.ep = 2;  // 2 local experts: the alltoall dispatcher would sort
+  WorkloadPlan alltoall = testing::make_plan(c);
+  ParallelismSpec p = alltoall.parallelism();
+  TrainingSpec t = alltoall.training();
+  t.moe_token_dispatcher = MoeTokenDispatcher::flex;
+  const WorkloadPlan flex(alltoall.model(), p, t);
+  for (const Op& op : testing::ops_of(flex, 0)) {
+    EXPECT_NE(op.kind, OpKind::ep_count_gather);
+    EXPECT_NE(op.kind, OpKind::ep_probs_exchange);
+    EXPECT_NE(op.kind, OpKind::moe_sort_fwd);
+    EXPECT_NE(op.kind, OpKind::moe_sort_bwd);
+  }
+  const auto a = launches_by_kind(testing::ops_of(alltoall, 0), 1), f = launches_by_kind(testing::ops_of(flex, 0), 1);
+  EXPECT_EQ(f.at({OpKind::moe_route_fwd, Phase::fwd}), 27 + 1);
+  EXPECT_EQ(a.at({OpKind::moe_route_fwd, Phase::fwd}), 27 + 6);
+  EXPECT_EQ(f.at({OpKind::expert_fc1_fwd, Phase::fwd}), a.at({OpKind::expert_fc1_fwd, Phase::fwd}));
+}
+
+}  // namespace
+}  // namespace pf::models::workload

@@ -23,6 +23,8 @@ struct Config {
   int layers = 4;
   std::int64_t global_batch = 16;
   pf::models::GradReduceDtype grad_reduce = pf::models::GradReduceDtype::automatic;
+  bool fp8 = false;  // training.dtype fp8 with `recipe`
+  pf::models::Fp8Recipe recipe = pf::models::Fp8Recipe::delayed;
 
   std::string name() const {
     return "tp" + std::to_string(tp) + " cp" + std::to_string(cp) + " dp" + std::to_string(dp) + " pp" +
@@ -49,6 +51,10 @@ inline WorkloadPlan make_plan(const Config& c) {
   t.overlap_grad_reduce = c.overlap_grad;
   t.overlap_param_gather = c.overlap_param;
   t.grad_reduce_dtype = c.grad_reduce;
+  if (c.fp8) {
+    t.dtype = pf::models::Dtype::fp8;
+    t.fp8_recipe = c.recipe;
+  }
   ModelSpec m = c.moe ? pf::models::testing::tiny_moe(c.layers) : pf::models::testing::tiny_gpt(c.layers);
   if (c.deepseek) m = pf::models::testing::tiny_deepseek(c.layers);
   return WorkloadPlan(m, p, t);
