@@ -39,7 +39,8 @@ enum class GradReduceDtype { automatic, fp32, bf16, fp16 };
 // blockwise (1x128 / 128x128 scales). Decides the quantisation kernels' bytes.
 enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 
-// Host time per issued op (kernel or NCCL call), microseconds, by launch mode.
+// Host time per kernel launch or NCCL call on an x86 host, microseconds, by
+// launch mode (hardware.node.host_overhead_scale scales it for other hosts).
 // eager: HolisticTraceAnalysis docs, "CUDA kernel launch statistics": "the
 // launch time on the CPU side is between 5-20 microseconds"; the middle of
 // that range. cuda_graph: ~1.3 us per kernel replayed from a graph
@@ -95,7 +96,7 @@ struct TrainingSpec {
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;
   MoeTokenDispatcher moe_token_dispatcher = MoeTokenDispatcher::alltoall;
-  double host_overhead_us = kEagerHostOverheadUs;  // per op; default follows `launch`
+  double host_overhead_us = kEagerHostOverheadUs;  // per kernel launch; default follows `launch`
   // The host waits for the GPU at each micro-batch's loss (Megatron's NaN
   // check, on by default: pretrain_gpt.py loss_func -> rerun_state_machine
   // validate_result) and before the optimizer (clip_grads.py total_norm.item()).
