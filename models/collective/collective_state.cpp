@@ -1,6 +1,7 @@
 #include "models/collective/collective_state.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/error.h"
@@ -122,10 +123,17 @@ void CollectiveState::build_exchange(const Group& g, const SendContext& cx) {
       // point-to-point rounds, so that no GPU is everyone's first target.
       expected_ = static_cast<std::uint32_t>(n - 1);
       cx.scratch.clear();
+      const int my_node = g.place(cx.gpu).node;
       for (int d = 1; d < n; ++d) {
         const int peer = (me + d) % n;
-        cx.scratch.push_back(cx.message(g.member(peer), split(bytes, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(peer)), 0, 0,
-                                        Wait::first));
+        std::uint64_t part = split(bytes, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(peer));
+        const int peer_node = g.place(g.member(peer)).node;
+        if (request_.dedup_top_k > 0 && peer_node != my_node) {
+          const double share =
+              remote_dedup_share(request_.dedup_top_k, request_.dedup_experts, n, g.on_node(peer_node));
+          part = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(part) * share)));
+        }
+        cx.scratch.push_back(cx.message(g.member(peer), part, 0, 0, Wait::first));
       }
       if (!cx.scratch.empty()) cx.net.send_all(cx.engine, cx.scratch);
       return;

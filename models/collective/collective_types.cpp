@@ -1,5 +1,6 @@
 #include "models/collective/collective_types.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <string>
@@ -74,6 +75,18 @@ double bus_factor(Op op, int members) {
     case Op::recv: return 1.0;
   }
   return 1.0;
+}
+
+double remote_dedup_share(int top_k, int experts, int members, int on_server) {
+  if (top_k <= 0 || experts <= 0 || members <= 0 || on_server <= 0) return 1.0;
+  const double held = static_cast<double>(experts) * on_server / members;
+  double miss = 1.0;  // no pick among the server's experts
+  for (int i = 0; i < top_k; ++i) {
+    const double left = experts - i;
+    miss *= left > held ? (left - held) / left : 0.0;
+  }
+  const double copies = static_cast<double>(top_k) * on_server / members;
+  return std::min(1.0, (1.0 - miss) / copies);
 }
 
 }  // namespace pf::models::collective

@@ -54,6 +54,20 @@ struct Request {
   std::uint64_t bytes = 0;
   int root = 0;             // broadcast: the root's member index
   int peer = -1;            // send/recv: the GPU at the other end
+  // An MoE token all-to-all with DeepEP's per-server deduplication
+  // (training.moe_token_dispatcher: flex): each token picks `dedup_top_k` of
+  // `dedup_experts` experts spread evenly over the members and crosses to
+  // another server once however many of its experts live there. 0: a plain
+  // all-to-all.
+  int dedup_top_k = 0;
+  int dedup_experts = 0;
 };
+
+// The share of a plain top-k all-to-all's bytes to one other server that a
+// deduplicating dispatch sends there: P(a token picks at least one of the
+// server's experts) / (the copies a plain all-to-all sends it, top_k x
+// on_server / members), with the experts picked without repetition and the
+// server holding experts x on_server / members of them. 1 for top-1.
+double remote_dedup_share(int top_k, int experts, int members, int on_server);
 
 }  // namespace pf::models::collective

@@ -269,6 +269,10 @@ void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, P
   r.seq = p.seq;
   r.bytes = p.bytes;
   r.peer = p.peer;
+  if (p.kind == workload::OpKind::ep_dispatch || p.kind == workload::OpKind::ep_combine) {
+    r.dedup_top_k = shared.moe_dedup_top_k;
+    r.dedup_experts = shared.moe_dedup_experts;
+  }
   const collective::Completion c = shared.collectives->start(engine, gpu(), r, p.id);
   if (c.done && c.not_before > engine.now())
     engine.send(c.not_before + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{p.id});

@@ -76,6 +76,10 @@ struct ExecutionShared {
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
   bool host_sync_on_loss = false;
   bool host_sync_on_moe_dispatch = false;  // before each forward EP dispatch, on the compute stream
+  // The flex (DeepEP, HybridEP) dispatcher's token all-to-alls cross to a
+  // server once per token (collective::Request::dedup_top_k); 0: plain.
+  int moe_dedup_top_k = 0;
+  int moe_dedup_experts = 0;
   std::vector<ExecutedOp>* records = nullptr;  // this rank's timeline rows
 };
 

@@ -66,6 +66,10 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
       core::SimTime::from_seconds(e.training.host_overhead_us * e.hardware.node.host_overhead_scale * 1e-6);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
+  if (e.training.moe_token_dispatcher == MoeTokenDispatcher::flex && e.model.moe && e.model.moe->num_experts > 0) {
+    shared_.moe_dedup_top_k = e.model.moe->top_k;
+    shared_.moe_dedup_experts = e.model.moe->num_experts;
+  }
 }
 
 TrainingModel TrainingSetup::model(const std::vector<int>& local_gpus, std::vector<bool> record) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/communicator.h"
+#include "models/collective/collective_types.h"
 #include "io/config/experiment_loader.h"
 #include "models/training/kernel_progress.h"
 #include "io/run/training_run.h"
@@ -225,6 +226,31 @@ TEST(TrainingPhysics, HostBoundMoeStepIsEveryKernelLaunchTimesTheIssueTime) {
     EXPECT_NEAR(r.step_time_s, expected, 0.03 * expected) << launches << " launches, " << ops << " ops, x" << scale;
     EXPECT_EQ(r.dominant_op_type, "host");
   }
+}
+
+// The flex dispatcher (DeepEP) sends a token to another server once however
+// many of its experts live there: with EP over two servers the token
+// all-to-alls, bound by the NICs, shrink to remote_dedup_share of the plain
+// all-to-all's inter-server bytes; with EP inside one server nothing changes.
+TEST(TrainingPhysics, FlexDispatchCrossesToAServerOncePerToken) {
+  auto moe = [](int nodes, const char* dispatcher) {
+    return std::vector<std::string>{"topology.nodes=" + std::to_string(nodes), "parallelism.pp=1",
+                                    "parallelism.dp=" + std::to_string(8 * nodes),
+                                    "parallelism.ep=" + std::to_string(8 * nodes), "model.moe.num_experts=16",
+                                    "model.moe.top_k=4", "model.moe.expert_ffn_hidden_size=1024", "model.layers=2",
+                                    "training.global_batch_size=" + std::to_string(8 * nodes),
+                                    "training.seq_length=4096", "training.host_overhead_us=0",
+                                    "simulation.network=analytical",
+                                    std::string("training.moe_token_dispatcher=") + dispatcher};
+  };
+  const double across = kind_seconds(run(moe(2, "flex")), "ep_dispatch") /
+                        kind_seconds(run(moe(2, "alltoall")), "ep_dispatch");
+  const double share = collective::remote_dedup_share(4, 16, 16, 8);  // 0.48
+  EXPECT_GT(across, share);          // the NVLink part does not shrink
+  EXPECT_LT(across, share + 0.1);    // but the NIC part dominates
+  const double inside = kind_seconds(run(moe(1, "flex")), "ep_dispatch") /
+                        kind_seconds(run(moe(1, "alltoall")), "ep_dispatch");
+  EXPECT_NEAR(inside, 1.0, 0.02);
 }
 
 // MoE with expert parallelism on a host that keeps ahead of the GPU: the host
