@@ -111,6 +111,15 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
   }
 }
 
+// A flex (DeepEP) token all-to-all's message to member `peer`: on another
+// server, the share of it that still crosses (remote_dedup_share).
+std::uint64_t CollectiveState::deduplicated(const Group& g, int my_node, int peer, std::uint64_t part) const {
+  const int peer_node = g.place(g.member(peer)).node;
+  if (peer_node == my_node) return part;
+  const double share = remote_dedup_share(request_.dedup_top_k, request_.dedup_experts, g.size(), g.on_node(peer_node));
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(part) * share)));
+}
+
 // Direct patterns: every message goes out at once, completion counts arrivals.
 void CollectiveState::build_exchange(const Group& g, const SendContext& cx) {
   pattern_ = Pattern::counted;
@@ -123,16 +132,12 @@ void CollectiveState::build_exchange(const Group& g, const SendContext& cx) {
       // point-to-point rounds, so that no GPU is everyone's first target.
       expected_ = static_cast<std::uint32_t>(n - 1);
       cx.scratch.clear();
-      const int my_node = g.place(cx.gpu).node;
+      const bool dedup = request_.dedup_top_k > 0;
+      const int my_node = dedup ? g.place(cx.gpu).node : -1;
       for (int d = 1; d < n; ++d) {
         const int peer = (me + d) % n;
         std::uint64_t part = split(bytes, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(peer));
-        const int peer_node = g.place(g.member(peer)).node;
-        if (request_.dedup_top_k > 0 && peer_node != my_node) {
-          const double share =
-              remote_dedup_share(request_.dedup_top_k, request_.dedup_experts, n, g.on_node(peer_node));
-          part = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(part) * share)));
-        }
+        if (dedup) part = deduplicated(g, my_node, peer, part);
         cx.scratch.push_back(cx.message(g.member(peer), part, 0, 0, Wait::first));
       }
       if (!cx.scratch.empty()) cx.net.send_all(cx.engine, cx.scratch);

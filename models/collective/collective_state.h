@@ -64,6 +64,7 @@ class CollectiveState {
   void build(const Group& group, int channels, const CollectiveConfig& config, const SendContext& cx);
   std::uint64_t wire_piece_limit(const CollectiveConfig& config, std::uint64_t smallest) const;
   void build_exchange(const Group& group, const SendContext& cx);
+  std::uint64_t deduplicated(const Group& group, int my_node, int peer, std::uint64_t part) const;
   void note(std::uint8_t phase, std::uint8_t channel, int src, std::uint32_t count);
   void advance_all(const SendContext& cx);
   void advance_one(std::uint8_t phase, std::uint8_t channel, const SendContext& cx);
