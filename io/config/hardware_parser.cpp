@@ -37,6 +37,7 @@ models::OpEfficiency parse_efficiency(const ConfigNode& node) {
   e.elementwise = r.get_double_or("elementwise", e.elementwise, NumberRange::fraction());
   e.communication_overhead_us =
       r.get_double_or("communication_overhead_us", e.communication_overhead_us, NumberRange::non_negative());
+  e.overlap_sm_cost = r.get_double_or("overlap_sm_cost", e.overlap_sm_cost, NumberRange::non_negative());
   e.overlap_slowdown = r.get_double_or("overlap_slowdown", e.overlap_slowdown, NumberRange::at_least(1.0));
   r.finish();
   return e;

@@ -18,7 +18,13 @@ struct OpEfficiency {
   double attention_flash2 = 0;              // FlashAttention-2 kernels (training.attention: flash2); 0 = as `attention`
   double elementwise = 0.85;
   double communication_overhead_us = 5.0;   // fixed launch/sync cost per collective
-  double overlap_slowdown = 1.0;            // compute slowdown while communication overlaps
+  // Compute beside running NCCL kernels: each NCCL channel is one thread
+  // block on one SM, so while collectives with c channels in all run, a
+  // kernel progresses at 1 - overlap_sm_cost * c / sm_count (SMs lost per
+  // channel; 0 switches the channel model off), and `overlap_slowdown`
+  // divides that rate once more (a fixed extra factor, 1 = none).
+  double overlap_sm_cost = 1.0;
+  double overlap_slowdown = 1.0;
 };
 
 // Parameters of the shape-aware GEMM model (models/compute/gemm_model.h). The

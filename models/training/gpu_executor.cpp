@@ -220,8 +220,25 @@ void GpuExecutor::mark_started(PendingOp& p) {
   while (first_unstarted_ < pending_.size() && pending_[first_unstarted_].started) ++first_unstarted_;
 }
 
+// A compute kernel keeps at least this share of the SMs however many NCCL
+// channels run beside it (the block scheduler still places its blocks as
+// channels finish their chunks).
+constexpr double kMaxSmShareHeld = 0.75;
+
+double GpuExecutor::compute_rate(const ExecutionShared& shared) const {
+  if (!time_.collective_active()) return 1.0;
+  const double held = std::min(kMaxSmShareHeld, shared.sm_share_per_channel * nccl_channels_);
+  return (1.0 - held) / shared.overlap_slowdown;
+}
+
+int GpuExecutor::channels_of(const PendingOp& p, const ExecutionShared& shared) {
+  const auto kind = static_cast<std::size_t>(p.group.kind());
+  if (shared.group_size[kind] <= 1 || shared.group_channels.empty()) return 0;
+  return shared.group_channels[shared.group_base[kind] + p.group.index()];
+}
+
 void GpuExecutor::start_compute(core::LpContext& engine, ExecutionShared& shared, PendingOp& p) {
-  const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
+  const double rate = compute_rate(shared);
   time_.advance(engine.now());
   time_.compute_started();
   computing_ = true;
@@ -235,7 +252,7 @@ void GpuExecutor::start_compute(core::LpContext& engine, ExecutionShared& shared
 
 void GpuExecutor::retime_compute(core::LpContext& engine, const ExecutionShared& shared) {
   if (!computing_) return;
-  const double rate = time_.collective_active() ? 1.0 / shared.overlap_slowdown : 1.0;
+  const double rate = compute_rate(shared);
   if (rate == kernel_.rate()) return;
   const core::SimTime end = kernel_.set_rate(engine.now(), rate);
   engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{computing_op_, kernel_.token()});
@@ -249,6 +266,7 @@ void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, P
   if (p.stream == Stream::comm) {
     busy_groups_ |= group_bit(p.group);
     time_.collective_started();
+    nccl_channels_ += channels_of(p, shared);
     retime_compute(engine, shared);
   } else {
     time_.p2p_started();
@@ -321,6 +339,7 @@ void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared,
   if (p.stream == Stream::comm) {
     busy_groups_ &= ~group_bit(p.group);
     time_.collective_ended();
+    nccl_channels_ -= channels_of(p, shared);
     retime_compute(engine, shared);
   } else {
     time_.p2p_ended();

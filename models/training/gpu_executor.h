@@ -11,7 +11,8 @@
 //
 // Start rules (op.h's contract):
 //  - compute: one kernel at a time, in issue order, once its dependencies are done;
-//    while a collective is under way on this GPU it progresses `overlap_slowdown`
+//    while collectives are under way on this GPU it loses the SMs their NCCL
+//    channels hold (compute_rate) and progresses `overlap_slowdown`
 //    times slower (communication kernels take SMs and memory bandwidth), and
 //    it is re-timed whenever the first collective starts or the last ends
 //    (kernel_progress.h), so only the overlapped part of a kernel is slowed;
@@ -71,6 +72,12 @@ struct ExecutionShared {
   // groups of one GPU (their collectives complete at once).
   std::vector<std::uint32_t> group_base;  // per GroupKind
   std::vector<int> group_size;            // per GroupKind
+  // Compute beside NCCL kernels (OpEfficiency::overlap_sm_cost): the share
+  // of a GPU's SMs one NCCL channel holds, each dense collective group's
+  // channel count (NCCL's nChannels for that communicator), and the fixed
+  // extra slowdown.
+  double sm_share_per_channel = 0;
+  std::vector<std::uint16_t> group_channels;
   double overlap_slowdown = 1.0;
   core::SimTime comm_overhead;
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
@@ -162,6 +169,10 @@ class GpuExecutor {
   void complete(core::LpContext& engine, ExecutionShared& shared, std::size_t index);  // of pending_
   // A collective started or ended: re-time the running kernel if the rate changed.
   void retime_compute(core::LpContext& engine, const ExecutionShared& shared);
+  // The rate a compute kernel progresses at beside the collectives under way.
+  double compute_rate(const ExecutionShared& shared) const;
+  // NCCL channels of a collective op's group (0 for a group of one GPU).
+  static int channels_of(const PendingOp& p, const ExecutionShared& shared);
   std::size_t find(std::uint32_t op) const;
   void mark_started(PendingOp& p);
 
@@ -173,6 +184,7 @@ class GpuExecutor {
   KernelProgress kernel_;
   int unstarted_compute_ = 0;
   std::uint32_t busy_groups_ = 0;  // bit per GroupKind: a collective of that group is under way
+  int nccl_channels_ = 0;           // channels of the collectives under way (their SMs are NCCL's)
   core::SimTime host_clock_;        // when the host has issued every op pulled so far
   HostSync host_wait_ = HostSync::none;  // the newest pulled op's sync point, none once reached
   bool host_waiting_ = false;       // the next kernel is ready but not issued (TimeAccounting's host wait)

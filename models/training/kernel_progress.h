@@ -2,7 +2,8 @@
 //
 // A kernel holds `work` seconds of work at full speed. While NCCL kernels run
 // beside it they hold SMs (one thread block per channel) and HBM bandwidth,
-// so it progresses at 1 / overlap_slowdown; when they end it speeds up again.
+// so it progresses slower (GpuExecutor::compute_rate); when they end it speeds
+// up again.
 // Each change of rate settles the work done so far and gives a new finish
 // time; the finish event scheduled before becomes stale (its token no longer
 // matches) and is ignored. So a kernel overlapped by a collective for part of

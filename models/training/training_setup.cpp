@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "models/collective/nccl_cost.h"
 
 namespace pf::models::training {
 namespace {
@@ -43,6 +44,17 @@ collective::CollectiveConfig collective_config(const ExperimentSpec& e) {
   return c;
 }
 
+// NCCL's channel count of every registered group's communicator: one thread
+// block each while its collectives run (nccl_cost.h nccl_comm).
+std::vector<std::uint16_t> nccl_channel_counts(const collective::GroupTable& groups, collective::NcclArch arch) {
+  std::vector<std::uint16_t> channels(groups.size(), 0);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto g = static_cast<collective::GroupIndex>(i);
+    channels[i] = static_cast<std::uint16_t>(collective::nccl_comm(groups.group(g), groups.links(g), arch).channels);
+  }
+  return channels;
+}
+
 }  // namespace
 
 TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
@@ -61,6 +73,10 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   if (e.simulation.intra_server == IntraServer::analytical) shared_.server = &server_;
   shared_.conditions = &conditions_;
   shared_.overlap_slowdown = e.hardware.gpu.efficiency.overlap_slowdown;
+  if (e.hardware.gpu.sm_count > 0 && e.hardware.gpu.efficiency.overlap_sm_cost > 0) {
+    shared_.sm_share_per_channel = e.hardware.gpu.efficiency.overlap_sm_cost / e.hardware.gpu.sm_count;
+    shared_.group_channels = nccl_channel_counts(groups_, collective_config_.nccl.arch);
+  }
   shared_.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
   shared_.host_overhead =
       core::SimTime::from_seconds(e.training.host_overhead_us * e.hardware.node.host_overhead_scale * 1e-6);

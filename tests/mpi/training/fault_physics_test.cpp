@@ -34,7 +34,8 @@ RunResult run(std::vector<std::string> overrides) {
 std::vector<std::string> data_parallel(std::vector<std::string> more = {}) {
   std::vector<std::string> o{"topology.nodes=2", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4",
                              "parallelism.pp=1", "parallelism.dp=8", "parallelism.zero_stage=0",
-                             "hardware.gpu.efficiency.overlap_slowdown=1.0", "simulation.network=analytical"};
+                             "hardware.gpu.efficiency.overlap_slowdown=1.0", "hardware.gpu.efficiency.overlap_sm_cost=0",
+                             "simulation.network=analytical"};
   o.insert(o.end(), more.begin(), more.end());
   return o;
 }

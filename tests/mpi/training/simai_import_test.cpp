@@ -35,7 +35,8 @@ TEST(SimaiImport, AnalyticalStepIsComputePlusBlockingCollectivesPlusTheLastReduc
   const ExperimentSpec e = config::load_experiment(
       kExperiment, {"topology.nodes=1", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4",
                     "simulation.network=analytical", "simulation.collective_model=links", "hardware.node.nvlink_efficiency=1",
-                    "hardware.node.nic_efficiency=1", "hardware.gpu.efficiency.overlap_slowdown=1.0"});
+                    "hardware.node.nic_efficiency=1", "hardware.gpu.efficiency.overlap_slowdown=1.0",
+                    "hardware.gpu.efficiency.overlap_sm_cost=0"});
   auto file = std::make_shared<const workload::SimaiWorkload>(io::parse_simai(kFile, "hand.txt"));
   const RunResult r = run_training(e, simai_workload(file, 4), core::Communicator::world(), RunOptions{});
 

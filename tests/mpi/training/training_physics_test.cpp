@@ -89,14 +89,15 @@ TEST(TrainingPhysics, DoublingPeakFlopsHalvesComputeBoundWork) {
 // only). Without overlap every bucket's reduction waits for the backward and
 // the optimizer waits for all of them: all of it is exposed, and the step
 // grows by exactly the exposed difference.
-std::vector<std::string> data_parallel(bool overlap, double slowdown = 1.0) {
+std::vector<std::string> data_parallel(bool overlap, double slowdown = 1.0, double sm_cost = 0.0) {
   return {"topology.nodes=2", "hardware.node.gpus_per_node=4", "hardware.node.nics_per_node=4",
           "parallelism.pp=1", "parallelism.dp=8", "parallelism.zero_stage=0",
           "hardware.gpu.efficiency.communication_overhead_us=0",
           // 16-bit gradients: the reduction then fits behind the backward pass.
           "training.grad_reduce_dtype=bf16",
           std::string("training.overlap_grad_reduce=") + (overlap ? "true" : "false"),
-          "hardware.gpu.efficiency.overlap_slowdown=" + std::to_string(slowdown)};
+          "hardware.gpu.efficiency.overlap_slowdown=" + std::to_string(slowdown),
+          "hardware.gpu.efficiency.overlap_sm_cost=" + std::to_string(sm_cost)};
 }
 
 TEST(TrainingPhysics, DisablingDpOverlapExposesTheWholeReduction) {
@@ -157,6 +158,26 @@ TEST(TrainingPhysics, OverlapSlowdownIsChargedOnlyWhileCommunicationRuns) {
   // Bounded by 0.5 x the reduction's length (it overlaps at most that much compute).
   EXPECT_LE(stretch, 0.5 * on.collective_total_s + 1e-9);
   EXPECT_LT(stretch, 0.5 * on.backward_s);
+}
+
+// NCCL runs one thread block per channel, so while the DP all-reduce runs the
+// backward's kernels lose the SMs its channels hold. The DP group spans two
+// servers of 4 NICs each; NCCL opens two channels per NIC: 8 channels of the
+// A100's 108 SMs. That is exactly a fixed slowdown of 108 / (108 - 8), and
+// with twice the SMs per channel, 108 / (108 - 16).
+TEST(TrainingPhysics, NcclChannelsTakeTheirSmsFromOverlappedCompute) {
+  const double sms = 108, channels = 8;
+  const RunResult plain = run(data_parallel(true));
+  const RunResult by_channels = run(data_parallel(true, 1.0, 1.0));
+  const RunResult fixed = run(data_parallel(true, sms / (sms - channels)));
+  EXPECT_GT(by_channels.backward_s, plain.backward_s);
+  EXPECT_NEAR(by_channels.backward_s, fixed.backward_s, 1e-9);
+  EXPECT_NEAR(by_channels.step_time_s, fixed.step_time_s, 1e-9);
+  EXPECT_DOUBLE_EQ(by_channels.forward_s, plain.forward_s);  // nothing overlaps the forward
+  const RunResult doubled = run(data_parallel(true, 1.0, 2.0));
+  const RunResult fixed_doubled = run(data_parallel(true, sms / (sms - 2 * channels)));
+  EXPECT_NEAR(doubled.backward_s, fixed_doubled.backward_s, 1e-9);
+  EXPECT_GT(doubled.backward_s, by_channels.backward_s);
 }
 
 // Kernels GPU `gpu` launches in a step: what its host issues.

@@ -148,6 +148,13 @@ TEST(ConfigHardwareParser, EfficienciesAreFractions) {
   const std::string ok = replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {gemm: 0.5, overlap_slowdown: 1.1}\n");
   EXPECT_DOUBLE_EQ(hardware(ok).gpu.efficiency.gemm, 0.5);
   EXPECT_DOUBLE_EQ(hardware(ok).gpu.efficiency.overlap_slowdown, 1.1);
+  EXPECT_DOUBLE_EQ(hardware(ok).gpu.efficiency.overlap_sm_cost, 1.0);  // one SM per NCCL channel by default
+  const std::string sm = replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {overlap_sm_cost: 0}\n");
+  EXPECT_DOUBLE_EQ(hardware(sm).gpu.efficiency.overlap_sm_cost, 0.0);
+  const std::string negative =
+      replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {overlap_sm_cost: -1}\n");
+  EXPECT_EQ(config_error([&] { hardware(negative); }),
+            "h.yaml:5: hardware.gpu.efficiency.overlap_sm_cost: expected a number >= 0, found '-1'");
 }
 
 TEST(ConfigHardwareParser, CalibrationPathIsRelativeToTheHardwareFile) {
