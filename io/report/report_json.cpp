@@ -122,6 +122,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["p2p_wait_ms"] = r.p2p_wait_s * kMs;
   j["bubble_ms"] = r.bubble_s * kMs;
   j["host_bound_ms"] = r.host_bound_s * kMs;
+  j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);
   write_figures(j, r.figures);
   return j;

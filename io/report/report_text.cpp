@@ -70,6 +70,8 @@ void phases(const ordered_json& r, Block& b) {
   timed("collectives", num(r, "collective_total_ms"), "  (total, overlapped or not)");
   timed("exposed", num(r, "collective_exposed_ms"), "  (not overlapped with compute)");
   timed("host-bound", num(r, "host_bound_ms"), "  (next kernel ready, not yet issued by the host)");
+  if (r.contains("overlap_stretch_ms"))
+    timed("beside NCCL", num(r, "overlap_stretch_ms"), "  (compute slowed by the SMs NCCL holds; in the phases)");
   const std::string p2p = format("  (p2p wait %.3f ms)", num(r, "p2p_wait_ms"));
   timed("bubble", num(r, "bubble_ms"), p2p.c_str());
 }

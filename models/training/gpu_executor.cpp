@@ -246,6 +246,7 @@ void GpuExecutor::start_compute(core::LpContext& engine, ExecutionShared& shared
   --unstarted_compute_;
   mark_started(p);
   p.start = engine.now();
+  time_.compute_rate(rate);
   const core::SimTime end = kernel_.start(engine.now(), p.seconds, rate);
   engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{p.id, kernel_.token()});
 }
@@ -254,6 +255,8 @@ void GpuExecutor::retime_compute(core::LpContext& engine, const ExecutionShared&
   if (!computing_) return;
   const double rate = compute_rate(shared);
   if (rate == kernel_.rate()) return;
+  time_.advance(engine.now());
+  time_.compute_rate(rate);
   const core::SimTime end = kernel_.set_rate(engine.now(), rate);
   engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{computing_op_, kernel_.token()});
 }

@@ -25,6 +25,7 @@ namespace pf::models::training {
 struct GpuFigures {
   GpuStats stats;
   std::int64_t busy_ps = 0, exposed_ps = 0, comm_ps = 0, p2p_wait_ps = 0, host_wait_ps = 0;
+  double stretch_s = 0;  // compute time lost to NCCL kernels beside it (TimeAccounting::stretch_s)
 };
 
 // The longest single communication op (ps = -1: none).

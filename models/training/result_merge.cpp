@@ -169,6 +169,7 @@ RunResult merge_results(const TrainingSetup& setup, const partition::RankMapping
   r.collective_exposed_s = static_cast<double>(f.exposed_ps) * 1e-12;
   r.p2p_wait_s = static_cast<double>(f.p2p_wait_ps) * 1e-12;
   r.host_bound_s = static_cast<double>(f.host_wait_ps) * 1e-12;
+  r.overlap_stretch_s = f.stretch_s;
   r.bubble_s = std::max(0.0, r.step_time_s - static_cast<double>(f.busy_ps + f.exposed_ps + f.host_wait_ps) * 1e-12);
 
   r.tokens_per_iteration = static_cast<double>(e.training.global_batch_size * e.training.seq_length);

@@ -118,6 +118,7 @@ struct RunResult {
   double collective_total_s = 0, collective_exposed_s = 0;
   double p2p_wait_s = 0;   // waiting on pipeline send/recv with nothing else to do
   double host_bound_s = 0; // compute idle because the host had not yet issued the next ready kernel
+  double overlap_stretch_s = 0;  // compute time lost to the SMs NCCL kernels held beside it (included in the phases)
   double bubble_s = 0;     // step - compute - exposed collectives - host_bound (includes p2p_wait_s)
 
   double tokens_per_iteration = 0;

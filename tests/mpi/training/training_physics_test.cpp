@@ -174,6 +174,9 @@ TEST(TrainingPhysics, NcclChannelsTakeTheirSmsFromOverlappedCompute) {
   EXPECT_NEAR(by_channels.backward_s, fixed.backward_s, 1e-9);
   EXPECT_NEAR(by_channels.step_time_s, fixed.step_time_s, 1e-9);
   EXPECT_DOUBLE_EQ(by_channels.forward_s, plain.forward_s);  // nothing overlaps the forward
+  // The report's figure: what the backward lost, exactly (the same kernels, slower).
+  EXPECT_EQ(plain.overlap_stretch_s, 0.0);
+  EXPECT_NEAR(by_channels.overlap_stretch_s, by_channels.backward_s - plain.backward_s, 1e-9);
   const RunResult doubled = run(data_parallel(true, 1.0, 2.0));
   const RunResult fixed_doubled = run(data_parallel(true, sms / (sms - 2 * channels)));
   EXPECT_NEAR(doubled.backward_s, fixed_doubled.backward_s, 1e-9);
