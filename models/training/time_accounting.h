@@ -26,10 +26,13 @@ class TimeAccounting {
     if (computing_) {
       busy_ps_ += dt;
       stretch_s_ += static_cast<double>(dt) * 1e-12 * (1.0 - compute_rate_);
+    } else if (host_waiting_) {
+      host_wait_ps_ += dt;
+    } else if (collectives_ > 0) {
+      exposed_ps_ += dt;
+    } else if (p2p_ > 0) {
+      p2p_wait_ps_ += dt;
     }
-    else if (host_waiting_) host_wait_ps_ += dt;
-    else if (collectives_ > 0) exposed_ps_ += dt;
-    else if (p2p_ > 0) p2p_wait_ps_ += dt;
   }
   void compute_started() { computing_ = true; }
   // The running kernel's rate from now on (1 = alone on the GPU).
