@@ -86,6 +86,18 @@ void check_attention(const ConfigNode& root, const models::ExperimentSpec& s) {
   if (s.model.mla) fail_expected(node, "flash with model.mla (latent attention)", "unfused");
 }
 
+// torchtitan's op-level checkpointing is defined here for dense layers with
+// standard (grouped-query) attention: which matmuls it keeps is counted over
+// the block's nn.Linear calls, and MoE or latent-attention blocks call others.
+void check_recompute(const ConfigNode& root, const models::ExperimentSpec& s) {
+  if (s.training.recompute != models::Recompute::selective_op) return;
+  const ConfigNode& node = nearest_node(root, "training.recompute");
+  if (s.model.moe && s.model.moe->num_experts > 0) {
+    fail_expected(node, "none, selective or full with model.moe (selective_op covers dense layers)", "selective_op");
+  }
+  if (s.model.mla) fail_expected(node, "none, selective or full with model.mla", "selective_op");
+}
+
 void check_batch(const ConfigNode& root, const models::ExperimentSpec& s) {
   const std::int64_t per_step = s.training.micro_batch_size * s.parallelism.dp;
   if (s.training.global_batch_size % per_step != 0) {
@@ -125,6 +137,7 @@ void check_experiment(const ConfigNode& root, const models::ExperimentSpec& spec
     check_stages(root, spec);
     check_sequence(root, spec);
     check_attention(root, spec);
+    check_recompute(root, spec);
     check_batch(root, spec);
   }
   check_dtype(root, spec);

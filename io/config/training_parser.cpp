@@ -8,7 +8,8 @@ namespace {
 
 const EnumNames<models::Recompute> kRecompute{{"none", models::Recompute::none},
                                                {"selective", models::Recompute::selective},
-                                               {"full", models::Recompute::full}};
+                                               {"full", models::Recompute::full},
+                                               {"selective_op", models::Recompute::selective_op}};
 // Training precisions (tf32/fp32 peaks exist in hardware files but are not training dtypes here).
 const EnumNames<models::Dtype> kTrainingDtypes{{"bf16", models::Dtype::bf16},
                                                 {"fp16", models::Dtype::fp16},

@@ -55,25 +55,44 @@ double moe_mlp_bytes(const LocalDims& x, double drop) {
   return bytes;
 }
 
+// torchtitan's op-level selective checkpointing (op_selective_recompute.h)
+// keeps the block's input, the outputs of the first, third, fifth and
+// seventh nn.Linear calls (wq, wv, and w1 and w2 of a gated MLP or fc1 of a
+// two-matrix one), attention's output with its fp32 log-sum-exp per head and
+// row, and the reduce-scatters' outputs.
+double op_selective_bytes(const ModelSpec& model, const LocalDims& x) {
+  double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                               // block input
+                 + 2 * d(x.tokens) * d(x.attn_out_local)                        // attention output
+                 + 4 * d(x.heads_local) * d(x.tokens);                          // its log-sum-exp
+  if (x.tp > 1 && x.sp) bytes += 2 * 2 * d(x.tokens_sp) * d(x.hidden);          // two reduce-scatter outputs
+  bytes += 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.v_dim_local) + d(x.ffn_local));  // wq, wv, w1 / fc1
+  if (workload::arch_traits(model).gated_mlp) bytes += 2 * d(x.tokens) * d(x.hidden);  // w2, before its reduction
+  return bytes;
+}
+
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& model, const LocalDims& x, bool moe, Recompute rc,
                               const ActivationOptions& o) {
   if (rc == Recompute::full) return 2 * d(x.tokens_sp) * d(x.hidden);
+  if (rc == Recompute::selective_op && !moe) return op_selective_bytes(model, x);
   double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
   return attention_block_bytes(model, x, rc, o) + (moe ? moe_mlp_bytes(x, drop) : dense_mlp_bytes(x, drop));
 }
 
 double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool moe, Recompute rc,
                                const ActivationOptions& o) {
-  if (rc == Recompute::full) return layer_activation_bytes(model, x, moe, Recompute::none, o);
+  // Re-running (part of) the forward rebuilds what the layer's backward reads.
+  if (rc == Recompute::full || rc == Recompute::selective_op) {
+    return layer_activation_bytes(model, x, moe, Recompute::none, o);
+  }
   if (rc == Recompute::selective && !o.flash_attention) return score_bytes(model, x);
   return 0;
 }
 
 double mtp_activation_bytes(const ModelSpec& model, const LocalDims& x, Recompute rc, const ActivationOptions& o) {
   // Not checkpointed under full recomputation: the module keeps everything.
-  Recompute kept = rc == Recompute::full ? Recompute::none : rc;
+  Recompute kept = rc == Recompute::full || rc == Recompute::selective_op ? Recompute::none : rc;
   double inputs = 2 * d(x.tokens_sp) * d(x.hidden) * 2    // the two norms' inputs
                   + 2 * d(x.tokens_sp) * 2 * d(x.hidden);  // the projection's input [h; e]
   return inputs + layer_activation_bytes(model, x, workload::mtp_is_moe(model), kept, o) +

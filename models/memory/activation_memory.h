@@ -7,6 +7,8 @@
 //   + sequence parallel       s b h (34 + 5 a s / h) / t
 //   + selective recompute     34 s b h / t
 //   full recompute            2 s b h (the layer input)
+//   op-level selective        the layer input, the kept matmul outputs
+//   (torchtitan)              and attention's output and row statistics
 // (GPT layer, d_ff = 4h, dropout, 16-bit activations.) The 5 a s / h term is
 // the attention score matrix with its softmax and dropout; a fused (flash)
 // attention kernel never stores it and keeps only its fp32 row statistics.

@@ -9,7 +9,12 @@
 namespace pf::models {
 
 enum class PipelineSchedule { one_f_one_b, interleaved };
-enum class Recompute { none, selective, full };
+// Activation recomputation: Megatron's selective (the core attention re-run,
+// Korthikanti et al. 2022) and full (every layer's forward re-run), and
+// torchtitan's op-level selective checkpointing, selective_op: the outputs of
+// every other matmul of a block and of attention are kept, everything else of
+// the block's forward re-runs in its backward (models/workload/README.md).
+enum class Recompute { none, selective, full, selective_op };
 // The attention kernel: fused FlashAttention/cuDNN (current Megatron-Core:
 // Transformer Engine's cuDNN fused attention, FlashAttention-3 class on Hopper),
 // FlashAttention-2 (PyTorch SDPA's flash backend and the flash-attn 2 package:

@@ -35,6 +35,17 @@ LayerFlops attention_flops(const ModelSpec& model, double s) {
   return f;
 }
 
+// torchtitan's op-level selective checkpointing re-runs, of a dense layer's
+// forward, the second, fourth and sixth nn.Linear calls: wk, wo, and w3 or a
+// two-matrix MLP's fc2, 2 s h (kv + q + ffn) either way (op_selective_recompute.h).
+double op_selective_recomputed(const ModelSpec& model, double s) {
+  double h = static_cast<double>(model.hidden_size);
+  double d = static_cast<double>(model.effective_head_dim());
+  double q = static_cast<double>(model.num_attention_heads) * d;
+  double kv = static_cast<double>(model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads) * d;
+  return 2.0 * s * h * (kv + q + static_cast<double>(model.ffn_hidden_size));
+}
+
 }  // namespace
 
 LayerFlops layer_forward_flops(const ModelSpec& model, int layer, std::int64_t seq) {
@@ -71,6 +82,9 @@ FlopCount count_flops(const ModelSpec& model, const ParallelismSpec& par, const 
     // selective re-runs only the core attention (Korthikanti et al. 2022).
     if (train.recompute == Recompute::full) recomputed += f.total();
     if (train.recompute == Recompute::selective) recomputed += f.attention;
+    if (train.recompute == Recompute::selective_op) {
+      recomputed += op_selective_recomputed(model, static_cast<double>(train.seq_length));
+    }
   }
   // Multi-token prediction: a layer like the last, the 2h -> h projection and
   // one more pass through the shared LM head per module. Full recomputation

@@ -30,7 +30,10 @@ GpuProgram::GpuProgram(const WorkloadPlan& plan, int gpu)
   prev_pp_gpu_ = layout.rank(prev);
   next_pp_gpu_ = layout.rank(next);
   stage_ = stage_params(plan, coords_.pp);
-  full_recompute_ = plan.training().recompute == Recompute::full;
+  // Full and op-level selective recomputation re-run (part of) each layer's
+  // forward as a unit before its backward; Megatron's selective does it inside.
+  recompute_units_ = plan.training().recompute == Recompute::full ||
+                     plan.training().recompute == Recompute::selective_op;
   overlap_grad_ = plan.training().overlap_grad_reduce;
   prefetch_ = plan.training().overlap_param_gather;
   zero_ = plan.parallelism().zero_stage;
@@ -103,7 +106,7 @@ void GpuProgram::begin_step() {
   layers_ = plan_->split().layer_count(vstage_);
   // Multi-token-prediction modules follow the head on the last virtual stage.
   mtp_units_ = vstage_ == plan_->vstages() - 1 ? plan_->model().mtp_layers : 0;
-  unit_count_ = 2 + layers_ * ((!step_.forward && full_recompute_) ? 2 : 1) + mtp_units_;
+  unit_count_ = 2 + layers_ * ((!step_.forward && recompute_units_) ? 2 : 1) + mtp_units_;
   unit_index_ = 0;
   input_id_ = kNoOp;
   in_step_ = true;
@@ -144,9 +147,9 @@ GpuProgram::StepUnit GpuProgram::unit_at(int u) const {
   }
   int i = u - first - 1;
   if (step_.forward) return {K::layer, first_layer_ + i};
-  int per_layer = full_recompute_ ? 2 : 1;
+  int per_layer = recompute_units_ ? 2 : 1;
   int layer = first_layer_ + layers_ - 1 - i / per_layer;
-  return {(full_recompute_ && i % 2 == 0) ? K::recompute : K::layer, layer};
+  return {(recompute_units_ && i % 2 == 0) ? K::recompute : K::layer, layer};
 }
 
 const Unit& GpuProgram::template_of(const StepUnit& su, bool forward) const {
@@ -168,7 +171,7 @@ const Unit& GpuProgram::template_of(const StepUnit& su, bool forward) const {
 bool GpuProgram::is_param_unit(const StepUnit& su) const {
   using K = StepUnit::Kind;
   if (su.kind == K::recv || su.kind == K::send) return false;
-  return !(su.kind == K::layer && !step_.forward && full_recompute_);
+  return !(su.kind == K::layer && !step_.forward && recompute_units_);
 }
 
 void GpuProgram::start_unit(const StepUnit& su) {

@@ -94,7 +94,7 @@ class GpuProgram {
   std::array<GroupId, kGroupKindCount> groups_{};
   std::array<std::uint32_t, kGroupKindCount> seq_{};
   int prev_pp_gpu_ = -1, next_pp_gpu_ = -1;
-  bool full_recompute_ = false, overlap_grad_ = false, prefetch_ = false;
+  bool recompute_units_ = false, overlap_grad_ = false, prefetch_ = false;
   int zero_ = 0;
 
   Section section_ = Section::steps;

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "models/workload/layer_units.h"
+#include "models/workload/op_selective_recompute.h"
 #include "models/workload/param_count.h"
 #include "models/workload/precision.h"
 
@@ -141,7 +142,8 @@ void WorkloadPlan::build_units() {
   set(UnitId::head_bwd, head_backward_unit(c, head, mtp_embedding_copy()));
   set(UnitId::dense_fwd, layer_forward_unit(c, false));
   set(UnitId::dense_bwd, layer_backward_unit(c, false));
-  set(UnitId::dense_recompute, layer_recompute_unit(c, false));
+  set(UnitId::dense_recompute, train_.recompute == Recompute::selective_op ? op_selective_recompute_unit(c)
+                                                                          : layer_recompute_unit(c, false));
   bool moe = model_.moe.has_value() && model_.moe->num_experts > 0;
   if (moe) {
     set(UnitId::moe_fwd, layer_forward_unit(c, true));

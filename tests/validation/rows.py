@@ -199,7 +199,7 @@ SOURCE_DEFAULTS = {
         "Float8 rows -> dtype fp8, fp8_recipe tensorwise (torchao dynamic scaling); rows without torch.compile -> training.fused_elementwise false (eager RMSNorm, SwiGLU, rotary kernels); async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
         "micro_batch = local batch (no gradient accumulation); PP rows: torchtitan 9dec370 uses n_microbatches = pp degree, so micro_batch = local batch / pp",
         "Interleaved 1F1B: 2 stages per rank (torchtitan's generated split points for a multi-stage schedule)",
-        "op-level selective AC -> recompute selective; full AC -> full",
+        "op-level selective AC -> recompute selective_op (torchtitan's policy: every second matmul of a block and attention kept, the rest recomputed); full AC -> full",
         "training.attention flash2: F.scaled_dot_product_attention runs FlashAttention-2 on Hopper; PyTorch made its cuDNN backend opt-in after 2.5 (pytorch/pytorch#138522) until 2.9 (#162073)",
     ],
     "llm-foundry-mpt-benchmarks": [
@@ -412,6 +412,10 @@ def _recompute(row):
     if r.startswith("full"):
         return "full"
     if r.startswith("selective"):
+        # torchtitan's op-level selective AC is its own policy (every second
+        # matmul and attention kept); Megatron's selective re-runs attention.
+        if row.source == "torchtitan-benchmarks" and ("op-level" in r or "per-op" in r):
+            return "selective_op"
         return "selective"
     if r.startswith("none") or r == "":
         return "none"

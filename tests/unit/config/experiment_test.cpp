@@ -100,6 +100,19 @@ TEST(ConfigExperimentLoader, GlobalBatchMustDivideByMicroBatchTimesDp) {
             exp + ":9: training.global_batch_size: expected a multiple of micro_batch_size*dp (1*2 = 2), found 15");
 }
 
+// torchtitan's op-level checkpointing is defined for dense blocks: a MoE model
+// with recompute selective_op is an error naming the key and the choices.
+TEST(ConfigExperimentLoader, OpSelectiveRecomputeNeedsDenseLayers) {
+  TempDir dir;
+  const std::string text = replace_text(kExperimentYaml, "  seq_length: 128\n", "  seq_length: 128\n  recompute: selective_op\n");
+  const std::string exp = write_experiment(dir, text);
+  EXPECT_EQ(load_experiment(exp).training.recompute, models::Recompute::selective_op);
+  dir.write("parts/model.yaml", std::string(kModelYaml) + "moe: {num_experts: 8, top_k: 2}\n");
+  EXPECT_EQ(config_error([&] { load_experiment(exp); }),
+            exp + ":11: training.recompute: expected none, selective or full with model.moe (selective_op covers dense "
+                  "layers), found selective_op");
+}
+
 TEST(ConfigExperimentLoader, LayersPerStageMustCoverTheModel) {
   TempDir dir;
   std::string text = replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 2\n  layers_per_stage: [1, 2]\n");

@@ -119,7 +119,7 @@ TEST(ConfigOverrides, BadValuesNameTheOverride) {
             "--set hardware.gpu.sustained_clock=1.2: expected a number in (0, 1], found '1.2'");
   EXPECT_DOUBLE_EQ(load_experiment(exp, {"hardware.gpu.sustained_clock=0.9"}).hardware.gpu.sustained_clock, 0.9);
   EXPECT_EQ(config_error([&] { load_experiment(exp, {"training.recompute=partial"}); }),
-            "--set training.recompute=partial: expected one of none | selective | full, found 'partial'");
+            "--set training.recompute=partial: expected one of none | selective | full | selective_op, found 'partial'");
   EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.tp=[1, 2]"}); }),
             "--set parallelism.tp=[1, 2]: expected an integer >= 1, found a sequence");
   EXPECT_EQ(config_error([&] { load_experiment(exp, {"parallelism.layers_per_stage=[3, x]"}); }),

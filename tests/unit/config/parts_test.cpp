@@ -205,6 +205,10 @@ TEST(ConfigTrainingParser, RequiresBatchAndSequence) {
   EXPECT_EQ(t.micro_batch_size, 1);
   EXPECT_EQ(t.dtype, models::Dtype::fp8);
   EXPECT_EQ(t.recompute, models::Recompute::selective);
+  EXPECT_EQ(parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\nrecompute: selective_op\n", "x.yaml",
+                                          "training"))
+                .recompute,
+            models::Recompute::selective_op);
   EXPECT_EQ(config_error([] { parse_training(read_yaml_text("seq_length: 8\n", "x.yaml", "training")); }),
             "x.yaml:1: training: missing required key 'global_batch_size' (an integer >= 1)");
   EXPECT_EQ(config_error([] {

@@ -48,6 +48,21 @@ TEST(ActivationMemory, FullRecomputeKeepsTheLayerInput) {
   EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::full), 2 * s * b * h / 8);
 }
 
+// torchtitan's op-level selective checkpointing keeps the block input, the
+// outputs of wq and wv (GPT-3: q = kv = h), the attention output and its fp32
+// log-sum-exp, fc1's output (4h, the first MLP matmul of a two-matrix MLP),
+// and with sequence parallelism the two reduce-scatters' outputs:
+//   no TP:  s b (2h + 2h + 2h + 2h + 4 a + 8h)            = s b (16h + 4a)
+//   TP 8 + SP: s b (2h/t + 6h/t + 4a/t + 8h/t + 4h/t)     = s b (20h + 4a) / t
+// Between Megatron's selective (34 s b h / t) and full (2 s b h / t) there.
+TEST(ActivationMemory, OpSelectiveKeepsTheSavedMatmulOutputs) {
+  const double t = 8;
+  EXPECT_DOUBLE_EQ(layer_bytes(1, false, Recompute::selective_op), s * b * (16 * h + 4 * a));
+  EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::selective_op), s * b * (20 * h + 4 * a) / t);
+  EXPECT_LT(layer_bytes(8, true, Recompute::selective_op), layer_bytes(8, true, Recompute::selective));
+  EXPECT_GT(layer_bytes(8, true, Recompute::selective_op), layer_bytes(8, true, Recompute::full));
+}
+
 // Context parallelism holds s / cp of every token tensor and s / cp rows of
 // the score matrix (each local query still attends to all s keys).
 TEST(ActivationMemory, ContextParallelSplitsTheSequence) {

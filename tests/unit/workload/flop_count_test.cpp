@@ -51,6 +51,19 @@ TEST(FlopCount, SelectiveRecomputeAddsTheAttentionForward) {
   EXPECT_NEAR(f.hardware_flops - f.model_flops, attention, 1e-9 * attention);
 }
 
+// torchtitan's op-level selective checkpointing re-runs the second, fourth
+// and sixth nn.Linear call of every layer (wk, wo, w3): by hand for Llama 3.1
+// 405B, 2 s h (kv + q + ffn) per layer and sequence; no attention, no head.
+TEST(FlopCount, OpSelectiveRecomputeAddsEverySecondMatmul) {
+  ParallelismSpec par;
+  TrainingSpec t = small_training(8, 512);
+  t.recompute = Recompute::selective_op;
+  FlopCount f = count_flops(llama3_405b(), par, t);
+  const double per_layer = 2.0 * 512 * 16384 * (8 * 128 + 128 * 128 + 53248);
+  const double want = per_layer * 126 * 8;
+  EXPECT_NEAR(f.hardware_flops - f.model_flops, want, 1e-12 * want);
+}
+
 struct Sums {
   double model = 0;     // matmul ops that are not recomputation
   double hardware = 0;  // all matmul ops
@@ -143,6 +156,35 @@ TEST(FlopCount, GeneratorAgreesWithCountForMoeAndSelective) {
   EXPECT_NEAR(got.model, want.model_flops, 1e-12 * want.model_flops);
   EXPECT_NEAR(got.hardware, want.hardware_flops, 1e-12 * want.hardware_flops);
   EXPECT_GT(want.hardware_flops, want.model_flops);
+}
+
+// selective_op: the op stream's recomputed GEMMs sum to the count over every
+// GPU, whatever the split (TP with and without sequence parallelism and comm
+// overlap, pipeline, context parallel, ZeRO-3), gated or not, bf16 or fp8
+// (torchao's fp8 linears count alike), fused or eager elementwise kernels.
+TEST(FlopCount, OpSelectiveProgramsSumToTheCount) {
+  for (Plan c : {Plan{1, 1, 2, 1, 1, false, Recompute::selective_op}, Plan{2, 1, 2, 2, 1, true, Recompute::selective_op},
+                 Plan{2, 1, 1, 2, 2, false, Recompute::selective_op}, Plan{2, 2, 2, 1, 1, true, Recompute::selective_op}}) {
+    for (bool gated : {false, true}) {
+      for (int variant = 0; variant < 4; ++variant) {
+        TrainingSpec t = small_training(16, 128);
+        t.recompute = c.recompute;
+        t.tp_comm_overlap = variant == 1;
+        if (variant == 2) t.dtype = Dtype::fp8;
+        t.fused_elementwise = variant != 3;
+        ParallelismSpec par = to_par(c);
+        if (variant == 3) par.zero_stage = 3;
+        const ModelSpec m = gated ? tiny_llama(4) : tiny_gpt(4);
+        const Sums got = sum_program_flops(WorkloadPlan(m, par, t));
+        const FlopCount want = count_flops(m, par, t);
+        SCOPED_TRACE("tp " + std::to_string(c.tp) + " cp " + std::to_string(c.cp) + " pp " + std::to_string(c.pp) +
+                     (gated ? " gated" : " gelu") + " variant " + std::to_string(variant));
+        EXPECT_NEAR(got.model, want.model_flops, 1e-12 * want.model_flops);
+        EXPECT_NEAR(got.hardware, want.hardware_flops, 1e-12 * want.hardware_flops);
+        EXPECT_GT(want.hardware_flops, want.model_flops);
+      }
+    }
+  }
 }
 
 // Expert TP 1 (MoE parallel folding) moves whole experts and the dispatched

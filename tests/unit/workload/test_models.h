@@ -99,6 +99,17 @@ inline ModelSpec tiny_gpt(int layers = 4) {
   return m;
 }
 
+// A small dense Llama-like model: grouped-query attention, SwiGLU, RMSNorm.
+inline ModelSpec tiny_llama(int layers = 4) {
+  ModelSpec m = tiny_gpt(layers);
+  m.name = "tiny-llama";
+  m.activation = Activation::swiglu;
+  m.norm = Norm::rmsnorm;
+  m.num_kv_heads = 2;
+  m.tied_embeddings = false;
+  return m;
+}
+
 // A small Mixtral-like MoE model.
 inline ModelSpec tiny_moe(int layers = 4) {
   ModelSpec m = tiny_gpt(layers);
