@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "models/compute/attention_tiles.h"
 #include "models/compute/power_limit.h"
 
 namespace pf::models {
@@ -79,6 +80,10 @@ double Roofline::compute_seconds(const ComputeOp& op) const {
   if (op.flops <= 0) return 0.0;
   double efficiency = compute_efficiency(op.cls);
   if (op.attn.flash2 && efficiency_.attention_flash2 > 0) efficiency = efficiency_.attention_flash2;
+  const bool attention = op.cls == OpClass::attention || op.cls == OpClass::attention_backward;
+  if (attention && efficiency_.attention_kv_overhead > 0) {
+    efficiency *= attention_tile_utilisation(op.attn, efficiency_.attention_kv_overhead);
+  }
   return op.flops / (peak_flops(op.cls, op.dtype) * clock_ * efficiency);
 }
 

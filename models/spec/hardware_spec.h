@@ -16,6 +16,11 @@ struct OpEfficiency {
   double gemm_fp8 = 0;                      // large fp8 GEMMs, fraction of the fp8 peak; 0 = as `gemm`
   double attention = 0.65;
   double attention_flash2 = 0;              // FlashAttention-2 kernels (training.attention: flash2); 0 = as `attention`
+  // `attention` and `attention_flash2` are long-sequence rates; each query
+  // tile of a flash kernel also does this many key columns' worth of fixed
+  // work, and causal masks cost whole tiles (models/compute/attention_tiles.h).
+  // 0 = no shape dependence.
+  double attention_kv_overhead = 0;
   double elementwise = 0.85;
   double communication_overhead_us = 5.0;   // fixed launch/sync cost per collective
   // Compute beside running NCCL kernels: each NCCL channel is one thread

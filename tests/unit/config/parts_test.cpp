@@ -155,6 +155,14 @@ TEST(ConfigHardwareParser, EfficienciesAreFractions) {
       replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {overlap_sm_cost: -1}\n");
   EXPECT_EQ(config_error([&] { hardware(negative); }),
             "h.yaml:5: hardware.gpu.efficiency.overlap_sm_cost: expected a number >= 0, found '-1'");
+  EXPECT_DOUBLE_EQ(hardware(ok).gpu.efficiency.attention_kv_overhead, 0.0);  // no attention shape model by default
+  const std::string tiles =
+      replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {attention_kv_overhead: 236}\n");
+  EXPECT_DOUBLE_EQ(hardware(tiles).gpu.efficiency.attention_kv_overhead, 236.0);
+  const std::string bad_tiles =
+      replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {attention_kv_overhead: -5}\n");
+  EXPECT_EQ(config_error([&] { hardware(bad_tiles); }),
+            "h.yaml:5: hardware.gpu.efficiency.attention_kv_overhead: expected a number >= 0, found '-5'");
 }
 
 TEST(ConfigHardwareParser, CalibrationPathIsRelativeToTheHardwareFile) {

@@ -30,6 +30,9 @@ std::vector<Config> configs() {
   out.push_back(z3);
   z3.overlap_param = false, z3.overlap_grad = false;
   out.push_back(z3);
+  Config sac = z3;  // torchtitan's op-level selective checkpointing under ZeRO-3 (FSDP)
+  sac.sp = true, sac.overlap_param = true, sac.overlap_grad = true, sac.recompute = Recompute::selective_op;
+  out.push_back(sac);
   Config cp;
   cp.cp = 2, cp.tp = 2, cp.sp = true, cp.pp = 2, cp.dp = 1, cp.zero = 1, cp.overlap_param = false;
   out.push_back(cp);
