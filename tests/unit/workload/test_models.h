@@ -112,12 +112,9 @@ inline ModelSpec tiny_llama(int layers = 4) {
 
 // A small Mixtral-like MoE model.
 inline ModelSpec tiny_moe(int layers = 4) {
-  ModelSpec m = tiny_gpt(layers);
+  ModelSpec m = tiny_llama(layers);
   m.name = "tiny-moe";
-  m.activation = Activation::swiglu;
-  m.norm = Norm::rmsnorm;
   m.num_kv_heads = 4;
-  m.tied_embeddings = false;
   m.moe = MoeSpec{4, 2, 512, 1, 1};
   return m;
 }
