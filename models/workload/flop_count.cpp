@@ -6,6 +6,17 @@ namespace pf::models::workload {
 
 namespace {
 
+// Query and key (= value) widths of standard (grouped-query) attention.
+struct AttentionWidths {
+  double q = 0, kv = 0;
+};
+
+AttentionWidths attention_widths(const ModelSpec& model) {
+  const double d = static_cast<double>(model.effective_head_dim());
+  const int kv_heads = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads;
+  return {static_cast<double>(model.num_attention_heads) * d, static_cast<double>(kv_heads) * d};
+}
+
 // Attention projections and products of one sequence.
 LayerFlops attention_flops(const ModelSpec& model, double s) {
   double h = static_cast<double>(model.hidden_size);
@@ -25,9 +36,7 @@ LayerFlops attention_flops(const ModelSpec& model, double s) {
     f.attention = 2.0 * s * s * heads * (qk + v);  // Q K^T over qk, P V over v
     return f;
   }
-  double d = static_cast<double>(model.effective_head_dim());
-  double q = heads * d;
-  double kv = static_cast<double>(model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads) * d;
+  const auto [q, kv] = attention_widths(model);
   // QKV and output projections: weights h(q + 2kv) and q h.
   f.gemm = 2.0 * s * (h * (q + 2.0 * kv) + q * h);
   // Scores Q K^T and the weighted sum P V, each 2 s^2 q.
@@ -39,10 +48,8 @@ LayerFlops attention_flops(const ModelSpec& model, double s) {
 // forward, the second, fourth and sixth nn.Linear calls: wk, wo, and w3 or a
 // two-matrix MLP's fc2, 2 s h (kv + q + ffn) either way (op_selective_recompute.h).
 double op_selective_recomputed(const ModelSpec& model, double s) {
-  double h = static_cast<double>(model.hidden_size);
-  double d = static_cast<double>(model.effective_head_dim());
-  double q = static_cast<double>(model.num_attention_heads) * d;
-  double kv = static_cast<double>(model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads) * d;
+  const double h = static_cast<double>(model.hidden_size);
+  const auto [q, kv] = attention_widths(model);
   return 2.0 * s * h * (kv + q + static_cast<double>(model.ffn_hidden_size));
 }
 

@@ -35,14 +35,6 @@ std::vector<std::int64_t> linear_calls(const OpTemplate& t, const RecipeContext&
   }
 }
 
-void narrow_gemm(OpTemplate& t, std::int64_t n) {
-  GemmShape& g = t.shape.gemm;
-  g.N = n;
-  t.flops = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.M) * static_cast<double>(n) *
-            static_cast<double>(g.K);
-  t.bytes = static_cast<std::uint64_t>(2 * g.batch * (g.M * g.K + g.K * n + g.M * n));
-}
-
 }  // namespace
 
 Unit op_selective_recompute_unit(const RecipeContext& c) {
@@ -66,7 +58,11 @@ Unit op_selective_recompute_unit(const RecipeContext& c) {
         if (++matmuls % 2 == 0) columns += w;
       }
       if (columns == 0) keep = false;
-      if (keep && columns != t.shape.gemm.N) narrow_gemm(t, columns);
+      if (keep && columns != t.shape.gemm.N) {
+        GemmShape narrowed = t.shape.gemm;
+        narrowed.N = columns;
+        set_gemm_shape(t, narrowed);
+      }
     }
     std::vector<DepRef> deps;
     auto add = [&deps](DepRef d) {

@@ -5,6 +5,13 @@
 
 namespace pf::models::workload {
 
+void set_gemm_shape(OpTemplate& t, const GemmShape& g) {
+  t.shape.gemm = g;
+  t.flops = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.M) * static_cast<double>(g.N) *
+            static_cast<double>(g.K);
+  t.bytes = static_cast<std::uint64_t>(2 * g.batch * (g.M * g.K + g.K * g.N + g.M * g.N));
+}
+
 int UnitBuilder::push(OpTemplate t, std::initializer_list<DepRef> deps) {
   if (deps.size() > kMaxTemplateDeps) throw SimulationError("workload: an op template lists too many dependencies");
   t.phase = phase_;
@@ -24,9 +31,7 @@ int UnitBuilder::grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, 
   }
   OpTemplate t;
   t.kind = kind;
-  t.shape.gemm = {M, N, K, groups};
-  t.flops = 2.0 * static_cast<double>(groups) * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
-  t.bytes = static_cast<std::uint64_t>(2 * groups * (M * K + K * N + M * N));
+  set_gemm_shape(t, {M, N, K, groups});
   t.grad_elems = grad_elems;
   t.grad_class = cls;
   return quantize >= 0 ? push(t, {DepRef::op(quantize)}) : push(t, deps);

@@ -12,6 +12,10 @@
 
 namespace pf::models::workload {
 
+// Sets a GEMM template's shape with its FLOPs (2 batch M N K) and bytes (A,
+// B and C read or written once, 16-bit).
+void set_gemm_shape(OpTemplate& t, const GemmShape& shape);
+
 // How the framework's kernels look beyond the model's dataflow.
 struct KernelStyle {
   // > 0 (fp8 training): HBM bytes per element of quantising a 16-bit GEMM
