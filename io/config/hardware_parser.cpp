@@ -34,6 +34,8 @@ models::OpEfficiency parse_efficiency(const ConfigNode& node) {
   e.gemm_fp8 = r.get_double_or("gemm_fp8", e.gemm_fp8, NumberRange::fraction());
   e.attention = r.get_double_or("attention", e.attention, NumberRange::fraction());
   e.attention_flash2 = r.get_double_or("attention_flash2", e.attention_flash2, NumberRange::fraction());
+  e.attention_flash_triton =
+      r.get_double_or("attention_flash_triton", e.attention_flash_triton, NumberRange::fraction());
   e.attention_kv_overhead =
       r.get_double_or("attention_kv_overhead", e.attention_kv_overhead, NumberRange::non_negative());
   e.elementwise = r.get_double_or("elementwise", e.elementwise, NumberRange::fraction());

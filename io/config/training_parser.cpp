@@ -17,6 +17,7 @@ const EnumNames<models::Dtype> kTrainingDtypes{{"bf16", models::Dtype::bf16},
 
 const EnumNames<models::AttentionKernel> kAttention{{"flash", models::AttentionKernel::flash},
                                                     {"flash2", models::AttentionKernel::flash2},
+                                                    {"flash_triton", models::AttentionKernel::flash_triton},
                                                     {"unfused", models::AttentionKernel::unfused}};
 const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::eager},
                                               {"cuda_graph", models::KernelLaunch::cuda_graph}};

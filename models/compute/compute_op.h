@@ -42,6 +42,12 @@ struct GemmShape {
   bool operator==(const GemmShape&) const = default;
 };
 
+// Which flash kernel runs the attention: the GPU's best fused one
+// (efficiency.attention: cuDNN / FlashAttention-3 on Hopper), FlashAttention-2
+// (efficiency.attention_flash2), or the Triton FlashAttention that MPT and
+// llm-foundry ran as attn_impl: triton (efficiency.attention_flash_triton).
+enum class FlashKernel : std::uint8_t { fused, flash2, triton };
+
 // Attention over `batch` sequences: seq_q query tokens attend to seq_kv key
 // tokens; heads query heads share kv_heads key/value heads (grouped-query
 // attention when kv_heads < heads). A causal mask is aligned bottom-right, as
@@ -54,7 +60,7 @@ struct AttentionShape {
   std::int64_t kv_heads = 0;
   std::int64_t head_dim = 0;
   bool causal = false;
-  bool flash2 = false;  // a FlashAttention-2 kernel (efficiency.attention_flash2), not the GPU's best fused one
+  FlashKernel kernel = FlashKernel::fused;
   bool operator==(const AttentionShape&) const = default;
 };
 

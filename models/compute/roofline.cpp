@@ -32,6 +32,9 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
   require_positive(efficiency_.gemm, "gpu.efficiency.gemm");
   require_positive(efficiency_.attention, "gpu.efficiency.attention");
   if (efficiency_.attention_flash2 < 0) require_positive(efficiency_.attention_flash2, "gpu.efficiency.attention_flash2");
+  if (efficiency_.attention_flash_triton < 0) {
+    require_positive(efficiency_.attention_flash_triton, "gpu.efficiency.attention_flash_triton");
+  }
   require_positive(efficiency_.elementwise, "gpu.efficiency.elementwise");
   if (gpu.peak_tflops.empty()) {
     throw ConfigError("hardware gpu.peak_tflops: expected at least one dtype entry, found none");
@@ -76,11 +79,18 @@ double Roofline::compute_efficiency(OpClass cls) const {
   }
 }
 
+// A kernel variant without its own rate falls back to the next better one:
+// Triton FlashAttention to FlashAttention-2, FlashAttention-2 to the fused one.
+double Roofline::attention_efficiency(FlashKernel kernel) const {
+  if (kernel == FlashKernel::triton && efficiency_.attention_flash_triton > 0) return efficiency_.attention_flash_triton;
+  if (kernel != FlashKernel::fused && efficiency_.attention_flash2 > 0) return efficiency_.attention_flash2;
+  return efficiency_.attention;
+}
+
 double Roofline::compute_seconds(const ComputeOp& op) const {
   if (op.flops <= 0) return 0.0;
-  double efficiency = compute_efficiency(op.cls);
-  if (op.attn.flash2 && efficiency_.attention_flash2 > 0) efficiency = efficiency_.attention_flash2;
   const bool attention = op.cls == OpClass::attention || op.cls == OpClass::attention_backward;
+  double efficiency = attention ? attention_efficiency(op.attn.kernel) : compute_efficiency(op.cls);
   if (attention && efficiency_.attention_kv_overhead > 0) {
     efficiency *= attention_tile_utilisation(op.attn, efficiency_.attention_kv_overhead);
   }

@@ -68,6 +68,8 @@ class Roofline {
   double peak_flops(OpClass cls, Dtype dtype) const;
   double bandwidth_bytes_per_s() const { return bandwidth_; }
   double compute_efficiency(OpClass cls) const;
+  // The rate of one flash kernel variant (efficiency.attention*, with fallbacks).
+  double attention_efficiency(FlashKernel kernel) const;
   double memory_efficiency() const { return efficiency_.elementwise; }
 
  private:

@@ -16,7 +16,8 @@ struct OpEfficiency {
   double gemm_fp8 = 0;                      // large fp8 GEMMs, fraction of the fp8 peak; 0 = as `gemm`
   double attention = 0.65;
   double attention_flash2 = 0;              // FlashAttention-2 kernels (training.attention: flash2); 0 = as `attention`
-  // `attention` and `attention_flash2` are long-sequence rates; each query
+  double attention_flash_triton = 0;        // Triton FlashAttention (training.attention: flash_triton); 0 = as `attention_flash2`
+  // The attention rates are long-sequence rates; each query
   // tile of a flash kernel also does this many key columns' worth of fixed
   // work, and causal masks cost whole tiles (models/compute/attention_tiles.h).
   // 0 = no shape dependence.

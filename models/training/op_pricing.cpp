@@ -5,9 +5,9 @@ namespace {
 
 using workload::OpKind;
 
-AttentionShape attention_shape(const workload::AttentionShape& a, bool flash2) {
+AttentionShape attention_shape(const workload::AttentionShape& a, FlashKernel kernel) {
   AttentionShape s;
-  s.flash2 = flash2;
+  s.kernel = kernel;
   s.batch = a.batch;
   s.seq_q = a.seq;
   s.seq_kv = a.seq;
@@ -16,6 +16,14 @@ AttentionShape attention_shape(const workload::AttentionShape& a, bool flash2) {
   s.head_dim = a.head_dim;
   s.causal = a.causal;
   return s;
+}
+
+FlashKernel flash_kernel(AttentionKernel a) {
+  switch (a) {
+    case AttentionKernel::flash2: return FlashKernel::flash2;
+    case AttentionKernel::flash_triton: return FlashKernel::triton;
+    default: return FlashKernel::fused;
+  }
 }
 
 // Streaming kernels the roofline prices from the generator's counts.
@@ -40,7 +48,7 @@ OpPricer::OpPricer(const ExperimentSpec& e)
     : cost_(CostModel::from_spec(e.hardware.gpu)),
       dtype_(e.training.dtype),
       norm_(e.model.norm == Norm::rmsnorm ? NormKind::rmsnorm : NormKind::layernorm),
-      flash2_(e.training.attention == AttentionKernel::flash2) {}
+      flash_kernel_(flash_kernel(e.training.attention)) {}
 
 CostEstimate OpPricer::price_and_memoise(const workload::Op& op) const {
   const CostEstimate e = cost_.estimate(kernel(op));
@@ -60,7 +68,7 @@ ComputeOp OpPricer::kernel(const workload::Op& op) const {
       // Linear) quantises the linear layers' GEMMs only; attention runs in bf16
       // unless fp8 attention is asked for explicitly (TE's fp8_dpa, off by default).
       const Dtype d = dtype_ == Dtype::fp8 ? Dtype::bf16 : dtype_;
-      const AttentionShape s = attention_shape(shape.attention, flash2_);
+      const AttentionShape s = attention_shape(shape.attention, flash_kernel_);
       return op.kind == OpKind::attention_bwd ? attention_backward_op(s, d) : attention_op(s, d);
     }
     case workload::OpClass::norm:

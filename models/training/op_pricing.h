@@ -40,7 +40,7 @@ class OpPricer {
   mutable std::vector<CostEstimate> memo_;  // by template index; seconds < 0: not priced yet
   Dtype dtype_;
   NormKind norm_;
-  bool flash2_;  // training.attention: flash2 (FlashAttention-2 kernels)
+  FlashKernel flash_kernel_;  // training.attention: which flash kernel prices attention
 };
 
 }  // namespace pf::models::training

@@ -17,7 +17,8 @@ std::optional<double> step_change(const Prior& p, double m, const StepShares& s)
   const std::string_view key = p.parameter->key;
   if (key == "hardware.gpu.efficiency.gemm") return s.gemm * (1 / v - 1);
   if (key == "hardware.gpu.sustained_clock") return (s.gemm + s.attention) * (1 / v - 1);
-  if (key == "hardware.gpu.efficiency.attention" || key == "hardware.gpu.efficiency.attention_flash2")
+  if (key == "hardware.gpu.efficiency.attention" || key == "hardware.gpu.efficiency.attention_flash2" ||
+      key == "hardware.gpu.efficiency.attention_flash_triton")
     return s.attention * (1 / v - 1);
   if (key == "hardware.gpu.efficiency.elementwise") return s.memory_bound * (1 / v - 1);
   if (key == "hardware.gpu.efficiency.overlap_slowdown")

@@ -35,6 +35,11 @@ constexpr std::array kParameters{
               "the shipped GH200 SDPA table: kernels >= 1 ms at a median 28.8 % of peak, the best 34 % (x1.18)",
               "SDPA flash-backend kernel times at this sequence length and head size",
               [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.attention_flash2; }},
+    Parameter{"hardware.gpu.efficiency.attention_flash_triton", "Triton FlashAttention rate", 1e-3, 1.0, 0.90, 1.45,
+              "Triton over FlashAttention-2 forward+backward on A100, causal, head dim 128: 0.42-0.44 at 2k-16k keys, "
+              "0.47-0.56 at head dim 64 (flash-attention README figure, x1.3); no Hopper measurement (x1.45)",
+              "the Triton attention kernel's forward and backward times at this sequence length and head size",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.attention_flash_triton; }},
     Parameter{"hardware.gpu.efficiency.elementwise", "memory-bound kernel rate", 1e-3, 1.0, 0.80, 1.08,
               "[judgement] streaming copies run near 90 % of HBM bandwidth, normalisations and reductions lower; "
               "0.68-0.92 of HBM around the presets' 0.85",
@@ -74,12 +79,16 @@ constexpr std::array kParameters{
 bool used(const Parameter& p, const ExperimentSpec& e) {
   if (p.key == "hardware.gpu.efficiency.attention") return e.training.attention == AttentionKernel::flash;
   if (p.key == "hardware.gpu.efficiency.attention_flash2") return e.training.attention == AttentionKernel::flash2;
+  if (p.key == "hardware.gpu.efficiency.attention_flash_triton") {
+    return e.training.attention == AttentionKernel::flash_triton;
+  }
   return true;
 }
 
 bool kernel_rate(std::string_view key) {
   return key == "hardware.gpu.efficiency.gemm" || key == "hardware.gpu.efficiency.attention" ||
-         key == "hardware.gpu.efficiency.attention_flash2" || key == "hardware.gpu.efficiency.elementwise";
+         key == "hardware.gpu.efficiency.attention_flash2" || key == "hardware.gpu.efficiency.attention_flash_triton" ||
+         key == "hardware.gpu.efficiency.elementwise";
 }
 
 }  // namespace

@@ -83,6 +83,22 @@ def flops_bridge_causal(B, s, L, h, ffn, a, g, V, gated):
     return B * s * L * h * h * (12 + 12 * g / a + (18 if gated else 12) * ffn / h + 6 * s / h + 6 * V / (L * h))
 
 
+# llm-foundry's attn_impl per MPT size in scripts/train/benchmarking/sweep.py (5e85bd6), the script behind the
+# "H100 80GB BF16 (Large Scale, >= 128 GPUs)" table: flash is the flash-attn 2.4.2 package that script installs
+# (the gpu-flash2 extra), triton MPT's Triton FlashAttention (flash_attn_triton.py on triton-pre-mlir).
+LLM_FOUNDRY_LARGE_SCALE_ATTENTION = {"MPT-1b": "flash2", "MPT-3b": "flash2", "MPT-7b": "flash2",
+                                     "MPT-13b": "flash_triton", "MPT-30b": "flash_triton", "MPT-70b": "flash2"}
+
+
+def llm_foundry_attention(model, gpu, gpus):
+    """The attention kernel an llm-foundry benchmark row ran: the large-scale H100 table by its sweep script,
+    every other table (A100 at ef350d9/b2a43a1, H100 BF16 and FP8 at b2a43a1) by submit_benchmarks.py's default
+    --attn_impl triton, which the MPT yamls also name."""
+    if gpu == "H100" and gpus >= 128:
+        return LLM_FOUNDRY_LARGE_SCALE_ATTENTION[model]
+    return "flash_triton"
+
+
 def flops_per_token_llm_foundry(N, L, h, s):
     """llm-foundry MFU convention: (6*N + 12*L*h*s) FLOPs per token, N = NumParams
     including embeddings, full (non-causal) attention, no recompute."""
@@ -207,7 +223,8 @@ SOURCE_DEFAULTS = {
         "activation_checkpointing -> recompute full, else none",
         "amp_bf16/bf16 -> bf16, amp_fp8 -> fp8",
         "MPT: layernorm, GeLU, tied embeddings (NumParams has one V*h)",
-        "training.attention flash2: MPT's attn_impl flash is the flash-attn 2 package",
+        "eager PyTorch (submit_benchmarks.py sets no torch.compile) -> training.fused_elementwise false",
+        "training.attention by table: the H100 large-scale table (>= 128 GPUs, 5e85bd6) ran scripts/train/benchmarking/sweep.py's attn_impl, flash (the flash-attn 2.4.2 package, gpu-flash2 extra) -> flash2 for 1b/3b/7b/70b and triton -> flash_triton for 13b/30b; every other table ran submit_benchmarks.py's default attn_impl triton (as the MPT yamls) -> flash_triton",
     ],
     "bloom-176b-bigscience": [
         "zero_stage 1 (BF16_Optimizer's own ZeRO-1 sharding), recompute full, bf16, no SP",
@@ -584,14 +601,19 @@ def build_experiment(row):
     if src == "megatron-lm-readme-2020" or src.startswith("bloom-176b"):
         # No FlashAttention before mid-2022: Megatron's CoreAttention materialises the scores.
         train["attention"] = "unfused"
-    if src in ("torchtitan-benchmarks", "llm-foundry-mpt-benchmarks"):
-        # PyTorch SDPA's flash backend / flash-attn 2: FlashAttention-2 kernels, not cuDNN/FA3.
+    if src == "torchtitan-benchmarks":
+        # PyTorch SDPA's flash backend: FlashAttention-2 kernels, not cuDNN/FA3.
         train["attention"] = "flash2"
+    if src == "llm-foundry-mpt-benchmarks":
+        train["attention"] = llm_foundry_attention(row.model, row.short_gpu(), int(r["gpus"]))
     if "deepep" in row.model.lower() or "hybridep" in row.model.lower():
         # DeepEP / HybridEP: Megatron-Core's flex token dispatcher (fused dispatch, no count gather).
         train["moe_token_dispatcher"] = "flex"
     if src == "torchtitan-benchmarks" and "compile" not in r["notes"].lower():
         # Eager PyTorch: RMSNorm, SwiGLU and rotary as separate kernels (compile fuses them).
+        train["fused_elementwise"] = False
+    if src == "llm-foundry-mpt-benchmarks":
+        # Composer runs MPT eagerly: submit_benchmarks.py sets no torch.compile; LayerNorm's backward is two kernels.
         train["fused_elementwise"] = False
 
     # hardware: preset by absolute path; fewer GPUs than a server -> one smaller server

@@ -85,6 +85,30 @@ TEST(TrainingPhysics, DoublingPeakFlopsHalvesComputeBoundWork) {
   EXPECT_EQ(a.collective_total_s, 0.0);
 }
 
+// training.attention picks the kernel that prices attention and nothing else:
+// one GPU, FlashAttention-2 at 0.30 of peak against Triton FlashAttention at
+// 0.12, both directions 2.5x slower, and the step longer by exactly the
+// attention time added (everything else unchanged).
+TEST(TrainingPhysics, TritonFlashAttentionSlowsAttentionOnly) {
+  const std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
+                                        "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
+                                        "training.host_overhead_us=0", "hardware.gpu.efficiency.attention_flash2=0.30",
+                                        "hardware.gpu.efficiency.attention_flash_triton=0.12",
+                                        // long sequences: both attention kernels among the top five kinds
+                                        "training.seq_length=16384", "training.global_batch_size=2"};
+  auto fa2 = one, triton = one;
+  fa2.push_back("training.attention=flash2");
+  triton.push_back("training.attention=flash_triton");
+  const RunResult a = run(fa2), b = run(triton);
+  double added = 0;
+  for (const char* kind : {"attention_fwd", "attention_bwd"}) {
+    ASSERT_GT(kind_seconds(a, kind), 0) << kind;
+    EXPECT_NEAR(kind_seconds(b, kind) / kind_seconds(a, kind), 0.30 / 0.12, 1e-9) << kind;
+    added += kind_seconds(b, kind) - kind_seconds(a, kind);
+  }
+  EXPECT_NEAR(b.step_time_s - a.step_time_s, added, 1e-9);
+}
+
 // Data parallelism over 8 GPUs on two servers, ZeRO 0 (gradient all-reduce
 // only). Without overlap every bucket's reduction waits for the backward and
 // the optimizer waits for all of them: all of it is exposed, and the step

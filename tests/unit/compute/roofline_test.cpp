@@ -79,7 +79,7 @@ TEST(Roofline, FlashAttention2KernelsRunAtTheirOwnEfficiency) {
   GpuSpec gpu = gh200();
   const AttentionShape fused{4, 8192, 8192, 32, 8, 128, true};
   AttentionShape fa2 = fused;
-  fa2.flash2 = true;
+  fa2.kernel = FlashKernel::flash2;
   const Roofline unset(gpu);
   EXPECT_DOUBLE_EQ(unset.seconds(attention_op(fa2, Dtype::bf16)), unset.seconds(attention_op(fused, Dtype::bf16)));
   gpu.efficiency.attention_flash2 = 0.30;
@@ -91,6 +91,29 @@ TEST(Roofline, FlashAttention2KernelsRunAtTheirOwnEfficiency) {
     EXPECT_NEAR(r.seconds(b) / r.seconds(a), 0.65 / 0.30, 1e-12);
     EXPECT_DOUBLE_EQ(r.seconds(b), b.flops / (989e12 * 0.30));
   }
+}
+
+// training.attention: flash_triton prices the same work at
+// efficiency.attention_flash_triton; unset, it falls back to attention_flash2,
+// and with neither to efficiency.attention.
+TEST(Roofline, TritonFlashAttentionFallsBackToFlashAttention2) {
+  GpuSpec gpu = gh200();
+  const AttentionShape fused{4, 8192, 8192, 32, 8, 128, true};
+  AttentionShape fa2 = fused, triton = fused;
+  fa2.kernel = FlashKernel::flash2;
+  triton.kernel = FlashKernel::triton;
+  const auto time = [](const Roofline& r, const AttentionShape& a) { return r.seconds(attention_op(a, Dtype::bf16)); };
+  EXPECT_DOUBLE_EQ(time(Roofline(gpu), triton), time(Roofline(gpu), fused));
+  gpu.efficiency.attention_flash2 = 0.30;
+  EXPECT_DOUBLE_EQ(time(Roofline(gpu), triton), time(Roofline(gpu), fa2));
+  gpu.efficiency.attention_flash_triton = 0.12;
+  const Roofline r(gpu);
+  EXPECT_NEAR(time(r, triton) / time(r, fa2), 0.30 / 0.12, 1e-12);
+  EXPECT_NEAR(r.seconds(attention_backward_op(triton, Dtype::bf16)) /
+                  r.seconds(attention_backward_op(fa2, Dtype::bf16)),
+              0.30 / 0.12, 1e-12);
+  gpu.efficiency.attention_flash_triton = -0.1;
+  EXPECT_THROW(Roofline{gpu}, pf::ConfigError);
 }
 
 // gpu.sustained_clock scales the SM clock: compute-bound kernels (tensor-core

@@ -238,8 +238,18 @@ TEST(ConfigTrainingParser, AttentionKernelAndFp8Recipe) {
             }),
             "x.yaml:3: training.fp8_recipe: expected one of delayed | tensorwise | mxfp8 | blockwise, found 'delayd' "
             "(did you mean 'delayed'?)");
-  const std::string hw = replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  efficiency: {attention_flash2: 0.3}\n");
+  const models::TrainingSpec triton = parse_training(
+      read_yaml_text("global_batch_size: 8\nseq_length: 8\nattention: flash_triton\n", "x.yaml", "training"));
+  EXPECT_EQ(triton.attention, models::AttentionKernel::flash_triton);
+  EXPECT_EQ(config_error([] {
+              parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\nattention: triton\n", "x.yaml", "training"));
+            }),
+            "x.yaml:3: training.attention: expected one of flash | flash2 | flash_triton | unfused, found 'triton' "
+            "(did you mean 'flash_triton'?)");
+  const std::string hw = replace(kHardware, "  memory_gb: 80\n",
+                                 "  memory_gb: 80\n  efficiency: {attention_flash2: 0.3, attention_flash_triton: 0.12}\n");
   EXPECT_DOUBLE_EQ(hardware(hw).gpu.efficiency.attention_flash2, 0.3);
+  EXPECT_DOUBLE_EQ(hardware(hw).gpu.efficiency.attention_flash_triton, 0.12);
 }
 
 TEST(ConfigSimulationAndOutput, DefaultsAndChoices) {

@@ -69,6 +69,11 @@ uncertainty:
   e.hardware.gpu.efficiency.attention_flash2 = 0.3;
   EXPECT_NE(find(priors_for(e), "hardware.gpu.efficiency.attention_flash2"), nullptr);
   EXPECT_EQ(find(priors_for(e), "hardware.gpu.efficiency.attention"), nullptr);
+  e.hardware.gpu.efficiency.attention_flash_triton = 0.12;
+  EXPECT_EQ(find(priors_for(e), "hardware.gpu.efficiency.attention_flash_triton"), nullptr);
+  e.training.attention = AttentionKernel::flash_triton;
+  EXPECT_NE(find(priors_for(e), "hardware.gpu.efficiency.attention_flash_triton"), nullptr);
+  EXPECT_EQ(find(priors_for(e), "hardware.gpu.efficiency.attention_flash2"), nullptr);
 }
 
 TEST(Priors, EfficienciesAndClocksNeverLeaveTheirPhysicalRange) {
