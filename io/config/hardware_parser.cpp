@@ -95,6 +95,11 @@ void parse_power(MapReader& r, models::GpuSpec& gpu) {
   }
 }
 
+// The flash kernels a measured attention table can have timed.
+const EnumNames<models::AttentionKernel> kMeasuredAttention{{"flash", models::AttentionKernel::flash},
+                                                           {"flash2", models::AttentionKernel::flash2},
+                                                           {"flash_triton", models::AttentionKernel::flash_triton}};
+
 models::GpuSpec parse_gpu(const ConfigNode& node) {
   MapReader r(node);
   models::GpuSpec gpu;
@@ -108,6 +113,7 @@ models::GpuSpec parse_gpu(const ConfigNode& node) {
   gpu.sustained_clock = r.get_double_or("sustained_clock", gpu.sustained_clock, NumberRange::fraction());
   parse_power(r, gpu);
   gpu.calibration = parse_calibration(r);
+  gpu.calibration_attention = r.get_enum_or("calibration_attention", gpu.calibration_attention, kMeasuredAttention);
   r.finish();
   return gpu;
 }

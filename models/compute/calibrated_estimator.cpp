@@ -1,5 +1,6 @@
 #include "models/compute/calibrated_estimator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -10,7 +11,12 @@ namespace pf::models {
 
 CalibratedEstimator::CalibratedEstimator(const CalibrationTable& table, const Roofline& roofline,
                                          const EstimatorOptions& options)
-    : roofline_(roofline), kind_(table.kind), dtype_(table.dtype), source_(table.source), options_(options) {
+    : roofline_(roofline),
+      kind_(table.kind),
+      dtype_(table.dtype),
+      attention_kernel_(table.attention_kernel),
+      source_(table.source),
+      options_(options) {
   if (table.rows.empty()) throw ConfigError(table.source + ": expected at least one measured row, found none");
   std::vector<KdTree::Point> points;
   std::vector<double> residuals;
@@ -36,13 +42,23 @@ double CalibratedEstimator::calibrated_weight(double distance) const {
   return (gone - distance) / (gone - trusted);
 }
 
+double CalibratedEstimator::kernel_ratio(const ComputeOp& op) const {
+  if (kind_ != KernelTableKind::attention || op.attn.kernel == attention_kernel_) return 1.0;
+  return roofline_.attention_efficiency(attention_kernel_) / roofline_.attention_efficiency(op.attn.kernel);
+}
+
 CostEstimate CalibratedEstimator::estimate(const ComputeOp& op) const {
   KernelTableKind kind;
   if (!table_kind_for(op.cls, &kind) || kind != kind_) {
     throw SimulationError(std::string("calibrated estimator: a ") + to_string(kind_) + " table cannot price a " +
                           to_string(op.cls) + " op");
   }
-  const double variant = variant_distance(kind_, op, dtype_, roofline_);
+  // Another flash kernel than the table's is a variant the table did not
+  // measure: at least one doubling away, as other kind differences.
+  const double ratio = kernel_ratio(op);
+  const bool other_kernel = kind_ == KernelTableKind::attention && op.attn.kernel != attention_kernel_;
+  const double kernel_part = other_kernel ? std::max(1.0, std::abs(std::log2(ratio))) : 0.0;
+  const double variant = std::hypot(variant_distance(kind_, op, dtype_, roofline_), kernel_part);
   const KdTree::Point query = shape_features(kind_, op, options_.alignment_weight);
   const auto p = field_.predict(query, -1.0);
   CostEstimate e;
@@ -56,7 +72,7 @@ CostEstimate CalibratedEstimator::estimate(const ComputeOp& op) const {
     e.basis = CostBasis::extrapolated;
   }
   const double w = calibrated_weight(e.extrapolation);
-  const double calibrated = w > 0 ? roofline_.ideal_seconds(op) * std::exp(p.residual) : 0.0;
+  const double calibrated = w > 0 ? roofline_.ideal_seconds(op) * std::exp(p.residual) * ratio : 0.0;
   const double roofline = w < 1 ? roofline_.seconds(op) : 0.0;
   if (w == 1.0) {
     e.seconds = calibrated;

@@ -165,4 +165,10 @@ std::vector<CalibrationTable> load_calibration(const std::string& path, Dtype un
   return tables;
 }
 
+void set_attention_kernel(CalibrationTable& table, FlashKernel kernel) {
+  if (table.kind != KernelTableKind::attention) return;
+  table.attention_kernel = kernel;
+  for (Measurement& m : table.rows) m.op.attn.kernel = kernel;
+}
+
 }  // namespace pf::models

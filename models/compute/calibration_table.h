@@ -33,7 +33,12 @@ struct CalibrationTable {
   Dtype dtype = Dtype::fp16;
   std::vector<Measurement> rows;
   int unmeasured_rows = 0;  // rows whose time was the -1 "not measured" marker
+  // Attention tables: the flash kernel that was timed (every row's op carries it).
+  FlashKernel attention_kernel = FlashKernel::fused;
 };
+
+// Marks an attention table as measuring `kernel` (its rows' ops and the table).
+void set_attention_kernel(CalibrationTable& table, FlashKernel kernel);
 
 // Reads one table. The dtype comes from a token of the file name ("gemm_fp16.csv",
 // "attention-bf16.csv"); a name without one gets `unnamed_dtype`. Throws

@@ -195,4 +195,12 @@ ComputeOp streaming_op(OpClass cls, Dtype dtype, double flops, double bytes) {
   return op;
 }
 
+FlashKernel flash_kernel(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::flash2: return FlashKernel::flash2;
+    case AttentionKernel::flash_triton: return FlashKernel::triton;
+    default: return FlashKernel::fused;
+  }
+}
+
 }  // namespace pf::models

@@ -91,6 +91,9 @@ struct ComputeOp {
 double dtype_bytes(Dtype dtype);
 const char* to_string(Dtype dtype);
 const char* to_string(OpClass cls);
+// The flash kernel of a configured attention kernel (training.attention,
+// gpu.calibration_attention); unfused attention has none and maps to fused.
+FlashKernel flash_kernel(AttentionKernel kernel);
 
 // The two GEMMs of a forward GEMM's backward:
 //   dgrad dA[M,K] = dC[M,N]·Bᵀ  → shape (M, K, N)

@@ -33,7 +33,8 @@ bool table_priced(OpClass cls) {
 
 CostModel::CostModel(const GpuSpec& gpu, const std::vector<CalibrationTable>& tables, const CostModelOptions& options)
     : roofline_(gpu), options_(options), cache_(options.cache_slots) {
-  for (const CalibrationTable& table : merge_tables(tables)) {
+  for (CalibrationTable& table : merge_tables(tables)) {
+    set_attention_kernel(table, flash_kernel(gpu.calibration_attention));
     estimators_.emplace_back(table, roofline_, options_.estimator);
   }
 }

@@ -11,6 +11,17 @@ namespace pf::models {
 
 enum class Dtype { bf16, fp16, fp8, tf32, fp32 };
 
+// The attention kernel: fused FlashAttention/cuDNN (current Megatron-Core:
+// Transformer Engine's cuDNN fused attention, FlashAttention-3 class on Hopper),
+// FlashAttention-2 (PyTorch SDPA's flash backend and the flash-attn 2 package:
+// what torchtitan and llm-foundry run; same work and memory as flash, its own
+// efficiency, gpu.efficiency.attention_flash2), the Triton FlashAttention of
+// MPT / llm-foundry's attn_impl: triton (same work and memory again,
+// gpu.efficiency.attention_flash_triton), or the unfused path of Megatron
+// before FlashAttention (2022 and earlier): batched QK^T and PV GEMMs with the
+// s x s scores materialised between them.
+enum class AttentionKernel { flash, flash2, flash_triton, unfused };
+
 struct OpEfficiency {
   double gemm = 0.80;
   double gemm_fp8 = 0;                      // large fp8 GEMMs, fraction of the fp8 peak; 0 = as `gemm`
@@ -69,6 +80,10 @@ struct GpuSpec {
   double power_limit_w = 0;                 // enforced power limit, W; 0 = the TDP
   double clock_power_exponent = 3.3;        // power ∝ clock^exponent under tensor-core load
   std::string calibration;                  // path of a measured-kernel CSV, empty if none
+  // The flash kernel the calibration's attention tables measured (flash,
+  // flash2 or flash_triton): another kernel is priced from them by the ratio
+  // of the two kernels' efficiencies (models/compute/CALIBRATION.md).
+  AttentionKernel calibration_attention = AttentionKernel::flash;
 };
 
 struct NodeSpec {

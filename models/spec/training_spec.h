@@ -15,16 +15,7 @@ enum class PipelineSchedule { one_f_one_b, interleaved };
 // every other matmul of a block and of attention are kept, everything else of
 // the block's forward re-runs in its backward (models/workload/README.md).
 enum class Recompute { none, selective, full, selective_op };
-// The attention kernel: fused FlashAttention/cuDNN (current Megatron-Core:
-// Transformer Engine's cuDNN fused attention, FlashAttention-3 class on Hopper),
-// FlashAttention-2 (PyTorch SDPA's flash backend and the flash-attn 2 package:
-// what torchtitan and llm-foundry run; same work and memory as flash, its own
-// efficiency, gpu.efficiency.attention_flash2), the Triton FlashAttention of
-// MPT / llm-foundry's attn_impl: triton (same work and memory again,
-// gpu.efficiency.attention_flash_triton), or the unfused path of Megatron
-// before FlashAttention (2022 and earlier): batched QK^T and PV GEMMs with the
-// s x s scores materialised between them.
-enum class AttentionKernel { flash, flash2, flash_triton, unfused };
+// The attention kernel (training.attention): AttentionKernel, models/spec/hardware_spec.h.
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
 // Megatron-Core's --moe-token-dispatcher-type: alltoall (NCCL all-to-alls of

@@ -18,14 +18,6 @@ AttentionShape attention_shape(const workload::AttentionShape& a, FlashKernel ke
   return s;
 }
 
-FlashKernel flash_kernel(AttentionKernel a) {
-  switch (a) {
-    case AttentionKernel::flash2: return FlashKernel::flash2;
-    case AttentionKernel::flash_triton: return FlashKernel::triton;
-    default: return FlashKernel::fused;
-  }
-}
-
 // Streaming kernels the roofline prices from the generator's counts.
 OpClass streaming_class(OpKind kind) {
   switch (kind) {

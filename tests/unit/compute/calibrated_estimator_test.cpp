@@ -190,6 +190,36 @@ TEST(CalibratedEstimator, AttentionBackwardAndCausalAreDerivedFromForward) {
   EXPECT_NEAR(c.extrapolation, 1.0, 1e-12);
 }
 
+// A table of one flash kernel (the GH200 table timed SDPA's FlashAttention-2)
+// prices its own kernel as measured and another by the ratio of the two
+// kernels' efficiencies, as a variant at least one doubling away.
+TEST(CalibratedEstimator, OtherFlashKernelsScaleByTheirEfficiency) {
+  auto table = gh200_table("attention_fp16.csv");
+  set_attention_kernel(table, FlashKernel::flash2);
+  GpuSpec gpu = gh200();
+  gpu.efficiency.attention = 0.60;
+  gpu.efficiency.attention_flash2 = 0.30;
+  gpu.efficiency.attention_flash_triton = 0.12;
+  const CalibratedEstimator estimator(table, Roofline(gpu));
+  const Measurement& m = largest(table, any_row);
+  ASSERT_EQ(m.op.attn.kernel, FlashKernel::flash2);
+  const CostEstimate measured = estimator.estimate(m.op);
+  EXPECT_EQ(measured.basis, CostBasis::calibrated);
+  EXPECT_NEAR(measured.seconds, m.seconds, 1e-9 * m.seconds);
+  const auto priced = [&](FlashKernel k) {
+    AttentionShape a = m.op.attn;
+    a.kernel = k;
+    return estimator.estimate(attention_op(a, m.op.dtype));
+  };
+  const CostEstimate fused = priced(FlashKernel::fused), triton = priced(FlashKernel::triton);
+  EXPECT_NEAR(fused.seconds / m.seconds, 0.30 / 0.60, 1e-9);
+  EXPECT_EQ(fused.basis, CostBasis::extrapolated);
+  EXPECT_NEAR(fused.extrapolation, 1.0, 1e-12);
+  EXPECT_NEAR(triton.seconds / m.seconds, 0.30 / 0.12, 1e-9);
+  EXPECT_NEAR(triton.extrapolation, std::log2(2.5), 1e-12);
+  EXPECT_GT(triton.relative_uncertainty, measured.relative_uncertainty);
+}
+
 TEST(CalibratedEstimator, OtherDtypesScaleByTheirPeak) {
   const auto table = gh200_table("gemm_fp16.csv");
   const CalibratedEstimator estimator(table, Roofline(gh200()));

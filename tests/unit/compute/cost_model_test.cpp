@@ -121,6 +121,28 @@ TEST(CostModel, FromSpecLoadsTheCalibrationPath) {
   EXPECT_TRUE(CostModel::from_spec(gpu).estimators().empty());
 }
 
+// gpu.calibration_attention names the kernel the attention table timed: with
+// flash2 a FlashAttention-2 op of a measured shape is the measurement, and the
+// fused kernel is priced from it at attention / attention_flash2 the speed.
+TEST(CostModel, CalibrationAttentionNamesTheKernelTheTableTimed) {
+  GpuSpec gpu = gh200();
+  gpu.calibration = test::calibration_dir() + "/gh200";
+  gpu.efficiency.attention = 0.60;
+  gpu.efficiency.attention_flash2 = 0.30;
+  gpu.calibration_attention = AttentionKernel::flash2;
+  const CostModel model = CostModel::from_spec(gpu);
+  const Measurement& m = test::gh200_table("attention_fp16.csv").rows.back();
+  AttentionShape a = m.op.attn;
+  a.kernel = FlashKernel::flash2;
+  const CostEstimate fa2 = model.estimate(attention_op(a, m.op.dtype));
+  EXPECT_NEAR(fa2.seconds, m.seconds, 1e-9 * m.seconds);
+  a.kernel = FlashKernel::fused;
+  EXPECT_NEAR(model.estimate(attention_op(a, m.op.dtype)).seconds / m.seconds, 0.30 / 0.60, 1e-9);
+  // By default the table is taken as the fused kernel's: the same op is then the measurement.
+  gpu.calibration_attention = AttentionKernel::flash;
+  EXPECT_NEAR(CostModel::from_spec(gpu).estimate(attention_op(a, m.op.dtype)).seconds, m.seconds, 1e-9 * m.seconds);
+}
+
 TEST(CostModel, TablesOfOneKindAndDtypeMerge) {
   auto [a, b] = test::split(test::gh200_table("rmsnorm.csv"), 0.5, 3);
   const CostModel model(gh200(), {a, b});

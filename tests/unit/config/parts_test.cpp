@@ -250,6 +250,13 @@ TEST(ConfigTrainingParser, AttentionKernelAndFp8Recipe) {
                                  "  memory_gb: 80\n  efficiency: {attention_flash2: 0.3, attention_flash_triton: 0.12}\n");
   EXPECT_DOUBLE_EQ(hardware(hw).gpu.efficiency.attention_flash2, 0.3);
   EXPECT_DOUBLE_EQ(hardware(hw).gpu.efficiency.attention_flash_triton, 0.12);
+  // What a calibration's attention table timed: flash by default.
+  EXPECT_EQ(hardware(kHardware).gpu.calibration_attention, models::AttentionKernel::flash);
+  const std::string measured = replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  calibration_attention: flash2\n");
+  EXPECT_EQ(hardware(measured).gpu.calibration_attention, models::AttentionKernel::flash2);
+  const std::string unfused = replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  calibration_attention: unfused\n");
+  EXPECT_NE(config_error([&] { hardware(unfused); }).find("expected one of flash | flash2 | flash_triton, found 'unfused'"),
+            std::string::npos);
 }
 
 TEST(ConfigSimulationAndOutput, DefaultsAndChoices) {
