@@ -48,7 +48,15 @@ struct CalibrateOptions {
   std::vector<std::string> fixed;
   double holdout = 0.0;
   std::uint64_t seed = 1;
+  std::string attention_kernel;  // the flash kernel the attention tables timed; empty: the hardware file's
 };
+
+// training.attention's name of a measured kernel, as gpu.calibration_attention takes it.
+models::AttentionKernel measured_attention_kernel(const std::string& name) {
+  if (name == "flash2") return models::AttentionKernel::flash2;
+  if (name == "flash_triton") return models::AttentionKernel::flash_triton;
+  return models::AttentionKernel::flash;
+}
 
 void print_error(const char* label, const models::GemmFitError& e) {
   std::printf("  %-28s rows %6d  median |err| %5.1f %%  p90 %5.1f %%  mean %5.1f %%  median signed %+5.1f %%\n", label,
@@ -63,14 +71,23 @@ std::vector<models::Measurement> gemm_rows(const std::vector<models::Calibration
   return rows;
 }
 
+const char* kernel_label(models::FlashKernel k) {
+  switch (k) {
+    case models::FlashKernel::flash2: return ", flash2";
+    case models::FlashKernel::triton: return ", flash_triton";
+    default: return ", flash";
+  }
+}
+
 void report_table_classes(const models::GpuSpec& gpu, const std::vector<models::CalibrationTable>& tables) {
   const models::Roofline roofline(gpu);
   for (const auto& t : tables) {
     if (t.kind == models::KernelTableKind::gemm) continue;
     const models::CalibratedEstimator e(t, roofline);
+    std::string label = std::string(to_string(t.kind)) + " (" + std::filesystem::path(t.source).filename().string();
+    if (t.kind == models::KernelTableKind::attention) label += kernel_label(t.attention_kernel);
     std::printf("  %-28s rows %6zu  k-NN held-out error %5.1f %% (leave-one-out), roofline %5.1f %%\n",
-                (std::string(to_string(t.kind)) + " (" + std::filesystem::path(t.source).filename().string() + ")")
-                    .c_str(),
+                (label + ")").c_str(),
                 t.rows.size(), 100 * e.error_curve().at(0), 100 * e.roofline_error());
   }
 }
@@ -139,6 +156,7 @@ std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fi
     const auto out_dir = std::filesystem::absolute(o.output).parent_path();
     gpu["calibration"] = std::filesystem::relative(std::filesystem::absolute(o.data.front()), out_dir).string();
   }
+  if (!o.attention_kernel.empty()) gpu["calibration_attention"] = o.attention_kernel;
   char fit[200];
   std::snprintf(fit, sizeof fit, "GEMM fit over %d rows: median |error| %.1f%%, p90 %.1f%%.", error.rows,
                 100 * error.median, 100 * error.p90);
@@ -221,8 +239,13 @@ void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
   }
   const models::HardwareSpec hw = config::parse_hardware(config::read_yaml_file(o.hardware, "hardware"));
   std::vector<models::CalibrationTable> tables;
+  const models::AttentionKernel measured =
+      o.attention_kernel.empty() ? hw.gpu.calibration_attention : measured_attention_kernel(o.attention_kernel);
   for (const auto& d : o.data) {
-    for (auto& t : models::load_calibration(d)) tables.push_back(std::move(t));
+    for (auto& t : models::load_calibration(d)) {
+      models::set_attention_kernel(t, models::flash_kernel(measured));
+      tables.push_back(std::move(t));
+    }
   }
   const std::vector<models::Measurement> gemms = gemm_rows(tables);
   if (gemms.empty()) throw ConfigError("calibrate --data: expected at least one GEMM table (M,N,K,t_measured_ms), found none");
@@ -269,6 +292,10 @@ void add_calibrate_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--holdout", options->holdout, "fraction of GEMM rows held out to report the fit's error on unseen shapes")
       ->check(CLI::Range(0.0, 0.9));
   cmd->add_option("--seed", options->seed, "seed of the held-out split");
+  cmd->add_option("--attention-kernel", options->attention_kernel,
+                  "the flash kernel the --data attention tables timed (written as gpu.calibration_attention; "
+                  "default: the hardware file's)")
+      ->check(CLI::IsMember({"flash", "flash2", "flash_triton"}));
   cmd->add_option("--fix", options->fixed,
                   "keep this parameter from the hardware file (e.g. efficiency.gemm, gemm.fixed_us; repeatable)");
   cmd->callback([options, &ctx] { run_calibrate(*options, ctx); });

@@ -46,6 +46,22 @@ simulation: {network: analytical}
 YAML
 "$preflight" validate "$tmp/exp.yaml" >/dev/null || fail "validate rejects the calibrated hardware file"
 
+# --attention-kernel names the kernel the attention tables timed and is written as
+# gpu.calibration_attention. The GH200 table timed SDPA's FlashAttention-2: priced
+# as that kernel the plain roofline is closer to it than priced as the fused one.
+gh=$root/configs/hardware/gh200-96gb.yaml
+attn=$root/configs/calibration/gh200/attention_fp16.csv
+for k in flash flash2; do
+  "$preflight" calibrate --hardware "$gh" --data "$attn" --data "$data" --attention-kernel $k -o "$tmp/gh-$k.yaml" \
+    >"$tmp/gh-$k.txt" || fail "calibrate --attention-kernel $k exited $?"
+  grep -q "calibration_attention: $k" "$tmp/gh-$k.yaml" || fail "--attention-kernel $k not written"
+done
+roofline_error() { grep "attention (attention_fp16.csv, $1)" "$tmp/gh-$1.txt" | sed 's/.*roofline *\([0-9.]*\) %.*/\1/'; }
+fa2=$(roofline_error flash2); fused=$(roofline_error flash)
+[[ -n "$fa2" && -n "$fused" ]] || fail "no attention lines ($fa2 / $fused)"
+/usr/bin/python3 -c "import sys; sys.exit(0 if float('$fa2') < float('$fused') else 1)" ||
+  fail "GH200 attention table: roofline error as FlashAttention-2 $fa2 %, as fused $fused %"
+
 # Errors: exit 2 and a message naming what is wrong.
 expect_error() {
   local pattern=$1; shift
@@ -55,6 +71,7 @@ expect_error() {
   grep -q -- "$pattern" "$tmp/err.txt" || fail "'$*' did not say '$pattern': $(cat "$tmp/err.txt")"
 }
 expect_error "unknown-parameter" --hardware "$hw" --data "$data" --fix unknown-parameter
+expect_error "attention-kernel" --hardware "$hw" --data "$data" --attention-kernel triton
 expect_error "missing.csv.*found nothing" --hardware "$hw" --data "$tmp/missing.csv"
 printf 'seq,dim,t_measured_ms\n2,256,0.1\n' >"$tmp/rmsnorm.csv"
 expect_error "GEMM table" --hardware "$hw" --data "$tmp/rmsnorm.csv"
