@@ -14,7 +14,7 @@ enum class Dtype { bf16, fp16, fp8, tf32, fp32 };
 // The attention kernel: fused FlashAttention/cuDNN (current Megatron-Core:
 // Transformer Engine's cuDNN fused attention, FlashAttention-3 class on Hopper),
 // FlashAttention-2 (PyTorch SDPA's flash backend and the flash-attn 2 package:
-// what torchtitan and llm-foundry run; same work and memory as flash, its own
+// what torchtitan and llm-foundry's attn_impl: flash run; same work and memory as flash, its own
 // efficiency, gpu.efficiency.attention_flash2), the Triton FlashAttention of
 // MPT / llm-foundry's attn_impl: triton (same work and memory again,
 // gpu.efficiency.attention_flash_triton), or the unfused path of Megatron
