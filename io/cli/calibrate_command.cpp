@@ -51,10 +51,11 @@ struct CalibrateOptions {
   std::string attention_kernel;  // the flash kernel the attention tables timed; empty: the hardware file's
 };
 
-// training.attention's name of a measured kernel, as gpu.calibration_attention takes it.
+// The kernel a name of config::measured_attention_kernels() stands for (the option is checked against them).
 models::AttentionKernel measured_attention_kernel(const std::string& name) {
-  if (name == "flash2") return models::AttentionKernel::flash2;
-  if (name == "flash_triton") return models::AttentionKernel::flash_triton;
+  for (const auto& [n, kernel] : config::measured_attention_kernels()) {
+    if (n == name) return kernel;
+  }
   return models::AttentionKernel::flash;
 }
 
@@ -71,12 +72,18 @@ std::vector<models::Measurement> gemm_rows(const std::vector<models::Calibration
   return rows;
 }
 
-const char* kernel_label(models::FlashKernel k) {
-  switch (k) {
-    case models::FlashKernel::flash2: return ", flash2";
-    case models::FlashKernel::triton: return ", flash_triton";
-    default: return ", flash";
+std::vector<std::string> measured_attention_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : config::measured_attention_kernels()) names.push_back(entry.first);
+  return names;
+}
+
+// The configuration name of the kernel an attention table timed.
+std::string kernel_name(models::FlashKernel timed) {
+  for (const auto& [name, kernel] : config::measured_attention_kernels()) {
+    if (models::flash_kernel(kernel) == timed) return name;
   }
+  return "flash";
 }
 
 void report_table_classes(const models::GpuSpec& gpu, const std::vector<models::CalibrationTable>& tables) {
@@ -85,7 +92,7 @@ void report_table_classes(const models::GpuSpec& gpu, const std::vector<models::
     if (t.kind == models::KernelTableKind::gemm) continue;
     const models::CalibratedEstimator e(t, roofline);
     std::string label = std::string(to_string(t.kind)) + " (" + std::filesystem::path(t.source).filename().string();
-    if (t.kind == models::KernelTableKind::attention) label += kernel_label(t.attention_kernel);
+    if (t.kind == models::KernelTableKind::attention) label += ", " + kernel_name(t.attention_kernel);
     std::printf("  %-28s rows %6zu  k-NN held-out error %5.1f %% (leave-one-out), roofline %5.1f %%\n",
                 (label + ")").c_str(),
                 t.rows.size(), 100 * e.error_curve().at(0), 100 * e.roofline_error());
@@ -295,7 +302,7 @@ void add_calibrate_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--attention-kernel", options->attention_kernel,
                   "the flash kernel the --data attention tables timed (written as gpu.calibration_attention; "
                   "default: the hardware file's)")
-      ->check(CLI::IsMember({"flash", "flash2", "flash_triton"}));
+      ->check(CLI::IsMember(measured_attention_names()));
   cmd->add_option("--fix", options->fixed,
                   "keep this parameter from the hardware file (e.g. efficiency.gemm, gemm.fixed_us; repeatable)");
   cmd->callback([options, &ctx] { run_calibrate(*options, ctx); });

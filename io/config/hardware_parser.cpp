@@ -95,11 +95,6 @@ void parse_power(MapReader& r, models::GpuSpec& gpu) {
   }
 }
 
-// The flash kernels a measured attention table can have timed.
-const EnumNames<models::AttentionKernel> kMeasuredAttention{{"flash", models::AttentionKernel::flash},
-                                                           {"flash2", models::AttentionKernel::flash2},
-                                                           {"flash_triton", models::AttentionKernel::flash_triton}};
-
 models::GpuSpec parse_gpu(const ConfigNode& node) {
   MapReader r(node);
   models::GpuSpec gpu;
@@ -113,7 +108,7 @@ models::GpuSpec parse_gpu(const ConfigNode& node) {
   gpu.sustained_clock = r.get_double_or("sustained_clock", gpu.sustained_clock, NumberRange::fraction());
   parse_power(r, gpu);
   gpu.calibration = parse_calibration(r);
-  gpu.calibration_attention = r.get_enum_or("calibration_attention", gpu.calibration_attention, kMeasuredAttention);
+  gpu.calibration_attention = r.get_enum_or("calibration_attention", gpu.calibration_attention, measured_attention_kernels());
   r.finish();
   return gpu;
 }
@@ -218,6 +213,13 @@ models::HardwareSpec parse_hardware(const ConfigNode& node) {
   hw.priors = parse_priors(r.find("uncertainty"));
   r.finish();
   return hw;
+}
+
+const EnumNames<models::AttentionKernel>& measured_attention_kernels() {
+  static const EnumNames<models::AttentionKernel> names{{"flash", models::AttentionKernel::flash},
+                                                        {"flash2", models::AttentionKernel::flash2},
+                                                        {"flash_triton", models::AttentionKernel::flash_triton}};
+  return names;
 }
 
 }  // namespace pf::config

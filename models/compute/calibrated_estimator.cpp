@@ -42,11 +42,6 @@ double CalibratedEstimator::calibrated_weight(double distance) const {
   return (gone - distance) / (gone - trusted);
 }
 
-double CalibratedEstimator::kernel_ratio(const ComputeOp& op) const {
-  if (kind_ != KernelTableKind::attention || op.attn.kernel == attention_kernel_) return 1.0;
-  return roofline_.attention_efficiency(attention_kernel_) / roofline_.attention_efficiency(op.attn.kernel);
-}
-
 CostEstimate CalibratedEstimator::estimate(const ComputeOp& op) const {
   KernelTableKind kind;
   if (!table_kind_for(op.cls, &kind) || kind != kind_) {
@@ -55,8 +50,11 @@ CostEstimate CalibratedEstimator::estimate(const ComputeOp& op) const {
   }
   // Another flash kernel than the table's is a variant the table did not
   // measure: at least one doubling away, as other kind differences.
-  const double ratio = kernel_ratio(op);
+  // It runs at the ratio of the two kernels' efficiencies.
   const bool other_kernel = kind_ == KernelTableKind::attention && op.attn.kernel != attention_kernel_;
+  const double ratio = other_kernel ? roofline_.attention_efficiency(attention_kernel_) /
+                                          roofline_.attention_efficiency(op.attn.kernel)
+                                    : 1.0;
   const double kernel_part = other_kernel ? std::max(1.0, std::abs(std::log2(ratio))) : 0.0;
   const double variant = std::hypot(variant_distance(kind_, op, dtype_, roofline_), kernel_part);
   const KdTree::Point query = shape_features(kind_, op, options_.alignment_weight);

@@ -55,9 +55,6 @@ class CalibratedEstimator {
  private:
   // Weight of the calibrated estimate at distance d: 1 up to D, 0 from fade_factor·D.
   double calibrated_weight(double distance) const;
-  // An attention op of another flash kernel than the table timed runs at the
-  // ratio of the two kernels' efficiencies (1 for every other op).
-  double kernel_ratio(const ComputeOp& op) const;
 
   Roofline roofline_;
   KernelTableKind kind_;
