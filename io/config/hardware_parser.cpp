@@ -152,6 +152,7 @@ models::NcclSpec parse_nccl(const ConfigNode* node, const std::string& gpu_name)
   MapReader r(*node);
   n.generation = r.get_enum_or("generation", n.generation, kGenerations);
   n.latency_scale = r.get_double_or("latency_scale", n.latency_scale, NumberRange::positive());
+  n.nvls = r.get_bool_or("nvls", n.nvls);
   r.finish();
   return n;
 }

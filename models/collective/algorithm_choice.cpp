@@ -36,11 +36,12 @@ std::uint64_t tree_piece(std::uint64_t part, const Group& group, std::uint64_t m
   return pipeline_piece(part, tree_pipeline_depth(group), max_bytes, smallest);
 }
 
-bool available(Op op, Algo algo, const Group& group) {
+bool available(Op op, Algo algo, const Group& group, bool nvls) {
   if (algo == Algo::automatic) return true;
   switch (op) {
     case Op::all_reduce:
-      return algo == Algo::ring || algo == Algo::tree || (algo == Algo::hierarchical && group.regular());
+      return algo == Algo::ring || algo == Algo::tree || (algo == Algo::hierarchical && group.regular()) ||
+             (algo == Algo::nvls && nvls && group.nodes() == 1 && group.size() >= 2);
     case Op::all_gather:
     case Op::reduce_scatter:
     case Op::broadcast: return algo == Algo::ring;
@@ -121,15 +122,18 @@ double all_reduce_estimate(Algo algo, const Group& group, const GroupLinks& link
 }
 
 Algo choose_algo(const Request& request, const Group& group, const GroupLinks& links, const CollectiveConfig& config) {
-  if (!available(request.op, request.algo, group)) {
+  const bool nvls = config.nccl_costs && config.nccl.nvls;
+  if (!available(request.op, request.algo, group, nvls)) {
     std::string choices;
-    for (Algo a : {Algo::ring, Algo::tree, Algo::hierarchical, Algo::direct}) {
-      if (available(request.op, a, group)) choices += std::string(to_string(a)) + ", ";
+    for (Algo a : {Algo::ring, Algo::tree, Algo::hierarchical, Algo::direct, Algo::nvls}) {
+      if (available(request.op, a, group, nvls)) choices += std::string(to_string(a)) + ", ";
     }
     choices.replace(choices.size() - 2, 2, " or auto");  // every op has at least one algorithm
-    const char* why = request.algo == Algo::hierarchical && request.op == Op::all_reduce
-                          ? " (hierarchical needs the same local GPUs on every server of the group)"
-                          : "";
+    const char* why = "";
+    if (request.algo == Algo::hierarchical && request.op == Op::all_reduce)
+      why = " (hierarchical needs the same local GPUs on every server of the group)";
+    if (request.algo == Algo::nvls && request.op == Op::all_reduce)
+      why = " (nvls needs hardware.nccl.nvls: true, NCCL's cost model and all of the group in one server)";
     throw ConfigError(std::string("algorithm: expected ") + choices + " for " + to_string(request.op) + why +
                       ", found " + to_string(request.algo));
   }

@@ -1,7 +1,8 @@
 // Which algorithm a collective runs, and with how many channels.
 //
 // The automatic choice is NCCL's (nccl_cost.h): NCCL's own tuning model
-// predicts ring and tree all-reduce times per protocol and the fastest wins.
+// predicts ring, tree and (on NVSwitch-3 servers) NVLS all-reduce times per
+// protocol and the fastest wins.
 // With `nccl_costs` off (simulation.collective_model: links) collectives pay
 // only their links, and the choice compares the simulated algorithms' idle
 // times instead: ring, tree (more than one server) and hierarchical (more
@@ -53,7 +54,9 @@ std::uint64_t smallest_piece(Proto proto, double wire_factor);
 // deeper of the two trees over servers.
 int tree_pipeline_depth(const Group& group);
 
-bool available(Op op, Algo algo, const Group& group);
+// nvls: the hardware has NVLink SHARP and NCCL's cost model is on (NVLS is
+// NCCL's algorithm: all-reduce inside one server of at least 2 GPUs).
+bool available(Op op, Algo algo, const Group& group, bool nvls = false);
 
 // Predicted all-reduce time on idle links, seconds.
 // smallest: the tree's smallest pipelined piece (smallest_piece for the protocol).

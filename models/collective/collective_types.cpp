@@ -17,11 +17,12 @@ constexpr std::array<std::pair<std::string_view, Op>, 8> kOps{{{"all_reduce", Op
                                                                {"send_recv", Op::send_recv},
                                                                {"send", Op::send},
                                                                {"recv", Op::recv}}};
-constexpr std::array<std::pair<std::string_view, Algo>, 5> kAlgos{{{"auto", Algo::automatic},
+constexpr std::array<std::pair<std::string_view, Algo>, 6> kAlgos{{{"auto", Algo::automatic},
                                                                    {"ring", Algo::ring},
                                                                    {"tree", Algo::tree},
                                                                    {"hierarchical", Algo::hierarchical},
-                                                                   {"direct", Algo::direct}}};
+                                                                   {"direct", Algo::direct},
+                                                                   {"nvls", Algo::nvls}}};
 
 }  // namespace
 

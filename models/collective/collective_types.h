@@ -29,12 +29,14 @@ enum class Algo : std::uint8_t {
   tree,          // double binary tree across servers, chains inside (all-reduce)
   hierarchical,  // reduce-scatter in servers, all-reduce across them per rail, all-gather in servers
   direct,        // every pair exchanges directly (all-to-all, send/recv)
+  nvls,          // NVLink SHARP all-reduce in one server: the NVSwitches reduce and multicast
+                 // (simulated as the ring's messages carrying NVLS's bytes: nccl_cost.h)
 };
 
 const char* to_string(Op op);
 const char* to_string(Algo algo);
 std::optional<Op> parse_op(std::string_view name);      // all_reduce, ... (and nccl-tests': allreduce, AllReduce, all_reduce_perf)
-std::optional<Algo> parse_algo(std::string_view name);  // ring, tree, hierarchical, direct, auto
+std::optional<Algo> parse_algo(std::string_view name);  // ring, tree, hierarchical, direct, nvls, auto
 
 // nccl-tests' bus-bandwidth factor: busbw = algbw * factor (doc/PERFORMANCE.md
 // of github.com/NVIDIA/nccl-tests): 2(n-1)/n for all-reduce; (n-1)/n for

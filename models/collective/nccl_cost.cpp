@@ -25,7 +25,10 @@ double nvlink_link_GBps(NcclArch arch) {
 
 bool is_p2p(Op op) { return op == Op::all_to_all || op == Op::send_recv || op == Op::send || op == Op::recv; }
 
-NcclAlgo nccl_of(Algo a) { return a == Algo::tree ? NcclAlgo::tree : NcclAlgo::ring; }
+NcclAlgo nccl_of(Algo a) {
+  if (a == Algo::tree) return NcclAlgo::tree;
+  return a == Algo::nvls ? NcclAlgo::nvls : NcclAlgo::ring;
+}
 
 int ring_steps(NcclFunc f, int ranks) {
   if (f == NcclFunc::all_reduce) return 2 * (ranks - 1);
@@ -36,7 +39,8 @@ int ring_steps(NcclFunc f, int ranks) {
 double total_GBps(const NcclComm& c) { return c.channels * (c.nodes <= 2 ? c.bw_intra : c.bw_inter); }
 
 // The bandwidth the simulated pattern gets from its busiest port on idle
-// links, in NCCL's algorithm-bandwidth terms (GB/s).
+// links, in NCCL's algorithm-bandwidth terms (GB/s). NVLS runs the ring's
+// pattern.
 double simulated_algbw(NcclFunc f, NcclAlgo a, const NcclComm& c) {
   const double total = total_GBps(c);
   if (a == NcclAlgo::tree) return total * 0.5;
@@ -74,6 +78,7 @@ NcclParams nccl_params(const NcclSpec& hw, const SimulationSpec& sim) {
     case NcclGeneration::blackwell: p.arch = NcclArch::blackwell; break;
   }
   p.latency_scale = hw.latency_scale;
+  p.nvls = hw.nvls;
   switch (sim.nccl_proto) {
     case NcclProtocol::automatic: p.proto = Proto::automatic; break;
     case NcclProtocol::ll: p.proto = Proto::ll; break;
@@ -115,8 +120,13 @@ Algo nccl_algo(const Request& r, const Group& g, const GroupLinks& l, const Nccl
   if (is_p2p(r.op)) return Algo::direct;
   if (r.op != Op::all_reduce || g.size() < 2) return Algo::ring;
   const NcclComm c = nccl_comm(g, l, params.arch);
-  const NcclTable t = nccl_tune(NcclFunc::all_reduce, c);
-  const auto best = nccl_choose(t, NcclFunc::all_reduce, r.bytes, c, {NcclAlgo::tree, NcclAlgo::ring}, params.proto);
+  // NCCL runs NVLS over more than one server only with CollNet (tuning.cc); NVLS-tree is not simulated.
+  const bool nvls = params.nvls && g.nodes() == 1;
+  // Without NVLS its entries stay empty, as do its LL and LL128 ones (NVLS runs Simple only).
+  const NcclTable t = nccl_tune(NcclFunc::all_reduce, c, nvls);
+  const auto best =
+      nccl_choose(t, NcclFunc::all_reduce, r.bytes, c, {NcclAlgo::tree, NcclAlgo::ring, NcclAlgo::nvls}, params.proto);
+  if (best && best->algo == NcclAlgo::nvls) return Algo::nvls;
   return best && best->algo == NcclAlgo::tree ? Algo::tree : Algo::ring;
 }
 
@@ -155,7 +165,7 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   const NcclFunc f = nccl_func(r.op);
   const NcclAlgo a = nccl_of(algo);
   const NcclComm c = nccl_comm(g, l, params.arch);
-  const NcclTable t = nccl_tune(f, c);
+  const NcclTable t = nccl_tune(f, c, a == NcclAlgo::nvls);
   const auto pick = nccl_choose(t, f, r.bytes, c, {a}, params.proto);
   if (!pick)
     throw ConfigError(std::string("nccl protocol: ") + to_string(params.proto) + " is not available for " +
@@ -166,7 +176,9 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   const double nccl_latency = nccl_latency_us(t, f, a, s.proto, r.bytes, c);
   // The wire overhead: the simulated pattern's idle bandwidth over NCCL's for the pair at this size.
   const double nccl_algbw = nccl_bandwidth(t, f, a, s.proto, r.bytes);
-  s.wire_factor = std::max(1.0, simulated_algbw(f, a, c) / nccl_algbw);
+  // NVLS moves fewer bytes through each port than the ring it is simulated as: no floor at 1.
+  s.wire_factor = simulated_algbw(f, a, c) / nccl_algbw;
+  if (a != NcclAlgo::nvls) s.wire_factor = std::max(1.0, s.wire_factor);
 
   // NCCL's latency is charged once, before the first message, less what
   // the links themselves add along the pattern's dependency chain. NCCL's

@@ -8,8 +8,9 @@
 // gets from its busiest port, channel counts as NCCL's topology search finds
 // them (one per NVLink inside a server, two per NIC rail across servers). NCCL
 // then predicts a time per (algorithm, protocol) and the fastest wins, among
-// the algorithms the simulator runs (ring, tree; NVLS, CollNet and PAT are
-// not simulated, see models/collective/README.md).
+// the algorithms the simulator runs (ring, tree and, inside one server of an
+// NVSwitch-3 system, NVLS; CollNet, NVLS-tree and PAT are not simulated, see
+// models/collective/README.md).
 //
 // The chosen pair shapes the simulated messages (StepCost):
 // - the protocol's wire overhead: LL carries 8 bytes of data per 16-byte line
@@ -24,6 +25,12 @@
 //   as algorithm_choice.h estimates it; where that estimate overstates the
 //   pattern, NCCL's predicted time is a floor on the GPU's completion
 //   (StepCost::floor).
+// NVLS (NVLink SHARP: the NVSwitch reduces what the GPUs load and multicasts
+// what they store, so each GPU's port carries S(1 + 1/n) each way against the
+// ring's 2S(n - 1)/n) runs the ring's messages with a wire factor below 1:
+// NCCL's NVLS bandwidth over the ring pattern's, so on idle links the call
+// takes NCCL's NVLS time and under contention it loads the links with fewer
+// bytes than a ring would.
 // So on an idle fabric a simulated ring all-reduce takes NCCL's predicted time
 // (tests/unit/collective/nccl_model_test.cpp checks it against an
 // independent re-computation of NCCL's formulas).
@@ -46,6 +53,7 @@ struct NcclParams {
   NcclArch arch = NcclArch::ampere;  // hardware nccl.arch
   double latency_scale = 1.0;        // hardware nccl.latency_scale: multiplies NCCL's latencies (calibrated)
   Proto proto = Proto::automatic;    // simulation.nccl_proto / --proto: force a protocol
+  bool nvls = false;                 // hardware nccl.nvls: NVLink SHARP offered to the choice (NCCL_NVLS_ENABLE)
 };
 
 NcclParams nccl_params(const NcclSpec& hardware, const SimulationSpec& simulation);
@@ -53,7 +61,7 @@ NcclParams nccl_params(const NcclSpec& hardware, const SimulationSpec& simulatio
 // What one collective call pays beyond its links.
 struct StepCost {
   Proto proto = Proto::simple;
-  double wire_factor = 1.0;   // wire bytes per payload byte (>= 1)
+  double wire_factor = 1.0;   // wire bytes per payload byte (>= 1; NVLS: below 1)
   core::SimTime base;         // once, before the first message
   // Per step (p2p and the hierarchical rings; NCCL's ring and tree latency is all in `base`):
   core::SimTime intra_step;   // added to each step between two GPUs of one server

@@ -76,15 +76,29 @@ double bus_bandwidth(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
   const double ll_max = kLlMaxBw[index1][index2];
   const double ppn = static_cast<double>(c.ranks) / c.nodes;
   double bw = c.nodes <= 2 ? c.bw_intra : c.bw_inter;
+  int channels = c.channels;
   if (a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree) {
-    if (c.channels < 2) return 0;
-    double intra = c.bw_intra * kNvlsEfficiency[arch] * (c.channels - 1) / c.channels;
+    double per_channel = c.bw_intra;
+    double per_channel_inter = c.bw_inter;
+    if (a == NcclAlgo::nvls) {
+      // NCCL's NVLS graph in one server (search.cc, ncclTopoSearchTryNvls and
+      // pass 2): one channel per GPU, at most NCCL_MAX_NVLS_ARITY (32) heads;
+      // every channel pulls through every GPU's NVLink and twice through its
+      // head's, so a channel gets 1/(heads + 1) of a GPU's NVLink bandwidth;
+      // the search then raises bwInter to twice bwIntra (no network to bound it).
+      const int heads = std::min(32, c.ranks);
+      per_channel = c.channels * c.bw_intra / (heads + 1);
+      per_channel_inter = 2 * per_channel;
+      channels = heads;
+    }
+    if (channels < 2) return 0;
+    double intra = per_channel * kNvlsEfficiency[arch] * (channels - 1) / channels;
     intra *= f == NcclFunc::all_reduce ? 2.0 : (ppn - 1) / ppn;
-    const double inter = c.bw_inter * ((c.nodes <= 2 && a == NcclAlgo::nvls_tree) ? 2 : 1);
+    const double inter = per_channel_inter * ((c.nodes <= 2 && a == NcclAlgo::nvls_tree) ? 2 : 1);
     bw = std::min(intra, inter);
     if (a == NcclAlgo::nvls_tree) bw = std::min(bw, kPerChMaxNvlsTreeBw[arch][index2]);
   }
-  double bus = c.channels * bw;
+  double bus = channels * bw;
   if (a == NcclAlgo::ring && p == Proto::ll) bus = std::min(ll_max, bus * .5);
   if (a == NcclAlgo::ring && p == Proto::ll128) bus = std::min(bus * 0.92, c.channels * kPerChMaxRingLL128Bw[arch][index2]);
   if (a == NcclAlgo::tree && f == NcclFunc::all_reduce) bus = std::min(bus * .92, c.channels * kPerChMaxTreeBw[arch][index2]);

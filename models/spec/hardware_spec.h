@@ -109,6 +109,9 @@ enum class NcclGeneration { volta, ampere, hopper, blackwell };
 struct NcclSpec {
   NcclGeneration generation = NcclGeneration::ampere;
   double latency_scale = 1.0;               // multiplies NCCL's base and per-step latencies (calibrated)
+  // NVLink SHARP (NCCL's NVLS algorithm): the server's NVSwitches reduce and
+  // multicast (third-generation NVSwitch and later: HGX H100/H200/B200, NVL72).
+  bool nvls = false;
 };
 
 // A prior on one cost-model parameter (models/uncertainty/README.md): the

@@ -131,7 +131,7 @@ TEST(CostModel, CalibrationAttentionNamesTheKernelTheTableTimed) {
   gpu.efficiency.attention_flash2 = 0.30;
   gpu.calibration_attention = AttentionKernel::flash2;
   const CostModel model = CostModel::from_spec(gpu);
-  const Measurement& m = test::gh200_table("attention_fp16.csv").rows.back();
+  const Measurement m = test::gh200_table("attention_fp16.csv").rows.back();
   AttentionShape a = m.op.attn;
   a.kernel = FlashKernel::flash2;
   const CostEstimate fa2 = model.estimate(attention_op(a, m.op.dtype));
