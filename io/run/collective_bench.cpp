@@ -126,7 +126,9 @@ CollectiveBench::Attempt CollectiveBench::attempt(const BenchCase& c, Algo algo,
   a.result.algo = algo;
   GroupTable groups(graph_);
   const GroupIndex gi = groups.add(first_gpus(c.gpus));
-  network::Network net(graph_, network::network_config(simulation_, options_.nvlink));
+  network::NetworkConfig net_config = network::network_config(simulation_, options_.nvlink);
+  net_config.active_gpus = c.gpus;  // the first c.gpus GPUs run; the others leave their NIC share alone
+  network::Network net(graph_, net_config);
   CollectiveEngine collectives(net, groups, collective_config(simulation_, options_));
   // Hierarchical rings and direct exchanges run one channel per phase or peer.
   a.result.channels = algo == Algo::hierarchical || algo == Algo::direct ? 1 : collectives.channels(gi);

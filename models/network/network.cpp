@@ -11,7 +11,7 @@ const char* to_string(NetworkMode mode) { return mode == NetworkMode::packet ? "
 const char* to_string(NvlinkFidelity fidelity) { return fidelity == NvlinkFidelity::coarse ? "coarse" : "fine"; }
 
 Network::Network(const ClusterGraph& g, NetworkConfig config)
-    : graph_(g), config_(config), ports_(g) {
+    : graph_(g), config_(config), ports_(g), nic_share_(g, config.active_gpus) {
   config_.chunk_bytes = std::clamp<std::uint64_t>(config_.chunk_bytes, 1, kMaxChunkBytes);
   adaptive_ = config_.mode == NetworkMode::packet && g.shape().routing == models::Routing::adaptive;
   if (config_.mode == NetworkMode::packet && g.shape().routing == models::Routing::ecmp_multi_qp)
@@ -145,8 +145,9 @@ core::SimTime Network::send_analytical(core::LpContext& engine, std::span<const 
     Path path;
     route(graph_, m.src_gpu, m.dst_gpu, m.flow, path);
     const PathStats stats = path_stats(graph_, path);
+    const double rate = std::min(stats.bottleneck_Bps, nic_share_.cap_Bps(m.src_gpu, m.dst_gpu));
     const core::SimTime serial =
-        core::SimTime::from_ps(static_cast<std::int64_t>(static_cast<double>(m.bytes) * 1e12 / stats.bottleneck_Bps + 0.5));
+        core::SimTime::from_ps(static_cast<std::int64_t>(static_cast<double>(m.bytes) * 1e12 / rate + 0.5));
     const LinkPorts::Slot s = ports_.hold(path.links[0], now + m.delay, serial, m.bytes);
     port_free = std::max(port_free, s.end);
     ChunkPayload p;

@@ -15,8 +15,10 @@
 // bytes / bottleneck (so messages leaving one GPU port queue behind each
 // other), and the delivery arrives path latency later. Receivers' ports and the
 // fabric are treated as uncongested: concurrent flows from different GPUs do
-// not share bandwidth. That is the alpha-beta model, exact on idle paths,
-// optimistic under incast or oversubscription (use packet mode for those).
+// not share bandwidth, except that a NIC serving several of the run's GPUs
+// gives each its share (nic_share.h). That is the alpha-beta model, exact on
+// idle paths, optimistic under incast or oversubscription (use packet mode
+// for those).
 //
 // Chunks issued together by send_all() are interleaved round-robin on shared
 // ports, as a NIC serves its queue pairs in turn: an all-to-all's flows then
@@ -46,6 +48,7 @@
 #include "models/network/link_ports.h"
 #include "models/network/message.h"
 #include "models/network/network_config.h"
+#include "models/network/nic_share.h"
 #include "models/network/reassembly.h"
 #include "models/network/topology.h"
 #include "models/network/routing.h"
@@ -121,6 +124,7 @@ class Network {
   const ClusterGraph& graph_;
   NetworkConfig config_;
   LinkPorts ports_;
+  NicShare nic_share_;  // analytical mode: a shared NIC's rate split among the run's GPUs behind it
   std::vector<Pending> pending_;
   bool adaptive_ = false;             // packet mode with topology.routing: adaptive
   int queue_pairs_ = 1;               // packet mode with topology.routing: ecmp_multi_qp

@@ -21,6 +21,9 @@ struct NetworkConfig {
   NetworkMode mode = NetworkMode::packet;
   std::uint64_t chunk_bytes = 1 << 20;  // clamped to [1, kMaxChunkBytes]
   NvlinkFidelity nvlink = NvlinkFidelity::coarse;
+  // Analytical mode: the GPUs of the run are GPUs 0 .. active_gpus - 1 (0 =
+  // all). A NIC serving k of them gives each k-th of its rate (nic_share.h).
+  int active_gpus = 0;
 };
 
 inline NetworkConfig network_config(const SimulationSpec& sim, NvlinkFidelity nvlink = NvlinkFidelity::coarse) {
