@@ -38,6 +38,7 @@ models::OpEfficiency parse_efficiency(const ConfigNode& node) {
       r.get_double_or("attention_flash_triton", e.attention_flash_triton, NumberRange::fraction());
   e.attention_kv_overhead =
       r.get_double_or("attention_kv_overhead", e.attention_kv_overhead, NumberRange::non_negative());
+  e.attention_backward = r.get_double_or("attention_backward", e.attention_backward, NumberRange::fraction());
   e.elementwise = r.get_double_or("elementwise", e.elementwise, NumberRange::fraction());
   e.communication_overhead_us =
       r.get_double_or("communication_overhead_us", e.communication_overhead_us, NumberRange::non_negative());

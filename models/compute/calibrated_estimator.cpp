@@ -52,10 +52,16 @@ CostEstimate CalibratedEstimator::estimate(const ComputeOp& op) const {
   // measure: at least one doubling away, as other kind differences.
   // It runs at the ratio of the two kernels' efficiencies.
   const bool other_kernel = kind_ == KernelTableKind::attention && op.attn.kernel != attention_kernel_;
-  const double ratio = other_kernel ? roofline_.attention_efficiency(attention_kernel_) /
-                                          roofline_.attention_efficiency(op.attn.kernel)
-                                    : 1.0;
-  const double kernel_part = other_kernel ? std::max(1.0, std::abs(std::log2(ratio))) : 0.0;
+  const double kernel_ratio = other_kernel ? roofline_.attention_efficiency(attention_kernel_) /
+                                                 roofline_.attention_efficiency(op.attn.kernel)
+                                           : 1.0;
+  const double kernel_part = other_kernel ? std::max(1.0, std::abs(std::log2(kernel_ratio))) : 0.0;
+  // Attention tables time the forward; the backward's 2.5x FLOPs run at
+  // efficiency.attention_backward of its rate (the variant distance already
+  // counts the pass difference).
+  const double ratio = op.cls == OpClass::attention_backward
+                           ? kernel_ratio / roofline_.attention_backward_ratio()
+                           : kernel_ratio;
   const double variant = std::hypot(variant_distance(kind_, op, dtype_, roofline_), kernel_part);
   const KdTree::Point query = shape_features(kind_, op, options_.alignment_weight);
   const auto p = field_.predict(query, -1.0);

@@ -31,6 +31,7 @@ Roofline::Roofline(const GpuSpec& gpu) : bandwidth_(gpu.memory_bandwidth_gbps * 
   require_positive(gpu.memory_bandwidth_gbps, "gpu.memory_bandwidth_gbps");
   require_positive(efficiency_.gemm, "gpu.efficiency.gemm");
   require_positive(efficiency_.attention, "gpu.efficiency.attention");
+  require_positive(efficiency_.attention_backward, "gpu.efficiency.attention_backward");
   if (efficiency_.attention_flash2 < 0) require_positive(efficiency_.attention_flash2, "gpu.efficiency.attention_flash2");
   if (efficiency_.attention_flash_triton < 0) {
     require_positive(efficiency_.attention_flash_triton, "gpu.efficiency.attention_flash_triton");
@@ -94,6 +95,7 @@ double Roofline::compute_seconds(const ComputeOp& op) const {
   if (attention && efficiency_.attention_kv_overhead > 0) {
     efficiency *= attention_tile_utilisation(op.attn, efficiency_.attention_kv_overhead);
   }
+  if (op.cls == OpClass::attention_backward) efficiency *= efficiency_.attention_backward;
   return op.flops / (peak_flops(op.cls, op.dtype) * clock_ * efficiency);
 }
 

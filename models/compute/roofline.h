@@ -71,6 +71,8 @@ class Roofline {
   // The rate of one flash kernel variant (efficiency.attention*, with fallbacks).
   double attention_efficiency(FlashKernel kernel) const;
   double memory_efficiency() const { return efficiency_.elementwise; }
+  // A flash kernel's backward rate over its forward's (efficiency.attention_backward).
+  double attention_backward_ratio() const { return efficiency_.attention_backward; }
 
  private:
   static constexpr int kDtypes = 5;

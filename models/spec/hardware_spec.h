@@ -33,6 +33,11 @@ struct OpEfficiency {
   // work, and causal masks cost whole tiles (models/compute/attention_tiles.h).
   // 0 = no shape dependence.
   double attention_kv_overhead = 0;
+  // A flash kernel's backward runs at this fraction of its forward's rate
+  // (per FLOP; the backward does 2.5x the forward's FLOPs). Measured on an
+  // H200: cuDNN fused attention 0.814, FlashAttention-2 0.816
+  // (configs/calibration/h200); 1 = as fast as the forward.
+  double attention_backward = 1.0;
   double elementwise = 0.85;
   double communication_overhead_us = 5.0;   // fixed launch/sync cost per collective
   // Compute beside running NCCL kernels: each NCCL channel is one thread

@@ -181,6 +181,14 @@ TEST(CalibratedEstimator, AttentionBackwardAndCausalAreDerivedFromForward) {
   EXPECT_EQ(bwd.basis, CostBasis::extrapolated);
   EXPECT_NEAR(bwd.extrapolation, std::log2(2.5), 1e-12);
   EXPECT_GT(bwd.relative_uncertainty, fwd.relative_uncertainty);
+  // With efficiency.attention_backward the backward runs at that fraction of
+  // the measured forward's rate; the forward is untouched.
+  GpuSpec slower_backward = gh200();
+  slower_backward.efficiency.attention_backward = 0.8;
+  const Roofline r08(slower_backward);
+  const CalibratedEstimator e08(table, r08);
+  EXPECT_NEAR(e08.estimate(attention_backward_op(m.op.attn, Dtype::fp16)).seconds / fwd.seconds, 2.5 / 0.8, 1e-9);
+  EXPECT_DOUBLE_EQ(e08.estimate(m.op).seconds, fwd.seconds);
   // Causal: the mask's share of the score matrix, one doubling away.
   AttentionShape causal = m.op.attn;
   causal.causal = true;

@@ -73,6 +73,22 @@ TEST(Roofline, EfficiencyPerClassAndCudaCorePeakForNonMatmul) {
   EXPECT_DOUBLE_EQ(r.ideal_seconds(raw(OpClass::gemm, flops, 0)), flops / 989e12);
 }
 
+// efficiency.attention_backward slows the backward of every flash kernel by
+// that factor per FLOP and leaves the forward alone.
+TEST(Roofline, AttentionBackwardRunsAtItsFractionOfTheForwardRate) {
+  GpuSpec gpu = gh200();
+  gpu.efficiency.attention_flash2 = 0.30;
+  const Roofline same(gpu);
+  gpu.efficiency.attention_backward = 0.8;
+  const Roofline slower(gpu);
+  for (FlashKernel kernel : {FlashKernel::fused, FlashKernel::flash2}) {
+    const AttentionShape shape{2, 4096, 4096, 32, 8, 128, true, kernel};
+    const ComputeOp fwd = attention_op(shape, Dtype::bf16), bwd = attention_backward_op(shape, Dtype::bf16);
+    EXPECT_DOUBLE_EQ(slower.seconds(fwd), same.seconds(fwd));
+    EXPECT_NEAR(slower.seconds(bwd) / same.seconds(bwd), 1 / 0.8, 1e-12);
+  }
+}
+
 // training.attention: flash2 prices the same attention work at
 // efficiency.attention_flash2; unset, it falls back to efficiency.attention.
 TEST(Roofline, FlashAttention2KernelsRunAtTheirOwnEfficiency) {
