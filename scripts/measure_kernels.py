@@ -249,6 +249,45 @@ def gemms(out, table_dir, shapes, budget, deadline_s):
     log(f"gemm passes: {done} of {len(jobs)}")
 
 
+def gemms_fp8(out, table_dir, shapes, budget, deadline_s):
+    """The same GEMMs in fp8 (e4m3 operands, per-tensor scales, bf16 out) through torch._scaled_mm,
+    in the TN layout every fp8 GEMM runs in on Hopper (Transformer Engine casts and transposes
+    the operands first; those casts are separate kernels, not timed here)."""
+    w = Writer(os.path.join(out, "gemm_passes_fp8.csv"), ["pass", "M", "N", "K", "t_measured_ms", "reps"])
+    table = Writer(os.path.join(table_dir, "gemm_fp8.csv"), ["M", "N", "K", "t_measured_ms"])
+    f8 = torch.float8_e4m3fn
+    one = torch.ones((), device="cuda")
+    jobs = []
+    for (m, n, k) in shapes:
+        jobs += [("fwd", m, n, k), ("dgrad", m, k, n), ("wgrad", n, k, m)]
+    random.Random(5).shuffle(jobs)
+    done = 0
+    for p, m, n, k in jobs:
+        if budget.left() < deadline_s:
+            break
+        if m % 16 or n % 16 or k % 16:  # _scaled_mm needs 16-aligned dimensions
+            continue
+        try:
+            c = copies_for(m * k + n * k)
+            xs = [torch.randn(m, k, device="cuda").to(f8) for _ in range(c)]
+            ws = [torch.randn(n, k, device="cuda").to(f8) for _ in range(c)]
+            it = [0]
+
+            def fn():
+                i = it[0] = (it[0] + 1) % c
+                return torch._scaled_mm(xs[i], ws[i].t(), scale_a=one, scale_b=one, out_dtype=DT)
+            ms, reps = bench(fn)
+            w.row(p, m, n, k, f"{ms:.5f}", reps)
+            table.row(m, n, k, f"{ms:.5f}")
+            done += 1
+        except torch.cuda.OutOfMemoryError:
+            w.row(p, m, n, k, "-1", 0)
+        finally:
+            xs = ws = None
+    torch.cuda.empty_cache()
+    log(f"fp8 gemm passes: {done} of {len(jobs)}")
+
+
 def attention(out, table_dir, shapes, budget, deadline_s):
     """Also writes cuDNN's non-causal forward rows as a `preflight calibrate` attention table
     (table_dir/attention_bf16.csv; the kernel Transformer Engine runs on Hopper and later:
@@ -357,6 +396,55 @@ def memory_bound(out, budget, deadline_s):
         p = opt = None
     torch.cuda.empty_cache()
     log("memory-bound done")
+
+
+def fused(out, budget, deadline_s):
+    """Memory-bound training kernels fused by torch.compile (one Triton kernel per pass, as
+    Megatron's fused and Transformer Engine's kernels are one kernel per pass): RMSNorm, SwiGLU,
+    bias-dropout-add, and a plain add for the bandwidth a single pass reaches. bytes = the fewest
+    each pass must move (fwd: inputs read once, output written once; bwd likewise)."""
+    w = Writer(os.path.join(out, "fused_memory_bound.csv"), ["op", "tokens", "dim", "bytes", "t_measured_ms"])
+
+    def rmsnorm(x, g):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * g
+
+    def swiglu(a, b):
+        return F.silu(a) * b
+
+    def bias_dropout_add(x, bias, r):
+        return F.dropout(x + bias, 0.1, True) + r
+
+    ops = {name: torch.compile(fn, dynamic=False) for name, fn in
+           (("rmsnorm", rmsnorm), ("swiglu", swiglu), ("bias_dropout_add", bias_dropout_add))}
+    for tokens, dim in ((8192, 8192), (16384, 8192)):
+        if budget.left() < deadline_s:
+            break
+        n = tokens * dim
+        x = torch.randn(tokens, dim, device="cuda", dtype=DT, requires_grad=True)
+        b = torch.randn(tokens, dim, device="cuda", dtype=DT, requires_grad=True)
+        r = torch.randn(tokens, dim, device="cuda", dtype=DT)
+        g = torch.randn(dim, device="cuda", dtype=DT, requires_grad=True)
+        gy = torch.randn(tokens, dim, device="cuda", dtype=DT)
+        cases = (("rmsnorm", lambda: ops["rmsnorm"](x, g), 4 * n, 10 * n),
+                 ("swiglu", lambda: ops["swiglu"](x, b), 6 * n, 16 * n),
+                 ("bias_dropout_add", lambda: ops["bias_dropout_add"](x, g, r), 6 * n, 10 * n))
+        for name, f, fwd_bytes, fb_bytes in cases:
+            with torch.no_grad():
+                ms, _ = bench(f, target_s=0.02, warm=3)
+            w.row(f"{name}_fwd", tokens, dim, fwd_bytes, f"{ms:.5f}")
+
+            def fwd_bwd():
+                f().backward(gy)
+                x.grad = b.grad = g.grad = None
+            ms, _ = bench(fwd_bwd, target_s=0.02, warm=3)
+            w.row(f"{name}_fwd_bwd", tokens, dim, fb_bytes, f"{ms:.5f}")
+        with torch.no_grad():
+            ms, _ = bench(lambda: x + r, target_s=0.02)
+        w.row("add", tokens, dim, 6 * n, f"{ms:.5f}")
+        x = b = r = g = gy = None
+    torch.cuda.empty_cache()
+    log("fused done")
 
 
 def host(out, budget, deadline_s):
@@ -508,7 +596,7 @@ def main():
     ap.add_argument("--sustained-s", type=float, default=20)
     ap.add_argument("--layer-repeat-s", type=float, default=0,
                     help="also run each layer back to back this long, logging its time (clock under a training mix)")
-    ap.add_argument("--sections", default="ceilings,host,sustained,gemm,memory_bound,layer,attention",
+    ap.add_argument("--sections", default="ceilings,host,sustained,gemm,gemm_fp8,memory_bound,fused,layer,attention",
                     help="comma-separated subset to run, in the fixed order")
     ap.add_argument("--max-jobs", type=int, default=0, help="at most this many GEMM and attention jobs (0 = all)")
     args = ap.parse_args()
@@ -528,7 +616,9 @@ def main():
                 ("host", lambda: host(raw, budget, 0)),
                 ("sustained", lambda: sustained(raw, args.sustained_s)),
                 ("gemm", lambda: gemms(raw, args.out, gem, budget, 0.55 * args.budget_s)),
+                ("gemm_fp8", lambda: gemms_fp8(raw, args.out, gem, budget, 0.5 * args.budget_s)),
                 ("memory_bound", lambda: memory_bound(raw, budget, 0.45 * args.budget_s)),
+                ("fused", lambda: fused(raw, budget, 0.42 * args.budget_s)),
                 ("layer", lambda: layer(raw, budget, 0.4 * args.budget_s, args.layer_repeat_s)),
                 ("attention", lambda: attention(raw, args.out, att, budget, 0.03 * args.budget_s))]
     wanted = set(args.sections.split(","))
