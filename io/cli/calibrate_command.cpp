@@ -143,11 +143,12 @@ std::string inputs(const std::vector<std::string>& files) {
 
 // The hardware file's YAML with the fitted GEMM parameters and the data path.
 std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fitted,
-                            const models::GemmFitError& error) {
+                            const models::GemmFitError& error, bool fp8_rate_only) {
   YAML::Node root = YAML::LoadFile(o.hardware);
   YAML::Node gpu = root["gpu"];
   gpu["sm_count"] = fitted.sm_count;
   gpu["efficiency"]["gemm"] = fitted.efficiency.gemm;
+  if (fitted.efficiency.gemm_fp8 > 0) gpu["efficiency"]["gemm_fp8"] = fitted.efficiency.gemm_fp8;
   const models::GemmModelSpec& g = fitted.gemm_model;
   YAML::Node gemm;
   gemm["memory_efficiency"] = g.memory_efficiency;
@@ -167,9 +168,11 @@ std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fi
   char fit[200];
   std::snprintf(fit, sizeof fit, "GEMM fit over %d rows: median |error| %.1f%%, p90 %.1f%%.", error.rows,
                 100 * error.median, 100 * error.p90);
-  set_prior(root, "gpu.efficiency.gemm", error.median,
-            "preflight calibrate on " + inputs(o.data) + ": " + fit,
-            "GEMM times at the shapes of the model you plan (add them to the calibration table)");
+  // The priors sample efficiency.gemm; an fp8-only fit leaves it as it was.
+  if (!fp8_rate_only) {
+    set_prior(root, "gpu.efficiency.gemm", error.median, "preflight calibrate on " + inputs(o.data) + ": " + fit,
+              "GEMM times at the shapes of the model you plan (add them to the calibration table)");
+  }
   return calibrated_text(root, o.hardware, o.data, fit);
 }
 
@@ -259,6 +262,12 @@ void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
   if (hw.gpu.sm_count <= 0) throw ConfigError(o.hardware + ": gpu.sm_count: expected the GPU's SM count (> 0) to fit the GEMM model, found none");
   if (!ctx.is_root()) return;
   std::printf("calibrating %s (%d SMs) on %zu GEMM rows\n", hw.gpu.name.c_str(), hw.gpu.sm_count, gemms.size());
+  const std::vector<std::string> free = models::gemm_fitted_parameters(hw.gpu, gemms);
+  const bool fp8_rate_only = free.size() == 1 && free.front() == "efficiency.gemm_fp8";
+  if (fp8_rate_only) {
+    std::printf("fp8 rows only: fitting efficiency.gemm_fp8; the shape terms are the 16-bit GEMMs' (fit them on a "
+                "bf16/fp16 table)\n");
+  }
   std::printf("GEMM model (models/compute/gemm_model.h):\n");
   print_error("preset, all rows", models::gemm_model_error(hw.gpu, gemms));
   if (o.holdout > 0) {
@@ -271,12 +280,14 @@ void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
   print_error("fitted on all, all rows", all);
   const models::GemmModelSpec& g = fitted.gemm_model;
   std::printf("fitted: efficiency.gemm %.4f  memory %.4f  unaligned %.4f/%.4f  odd %.4f/%.4f  k_overhead %.1f  "
-              "tile_exponent %.4f  fixed_us %.2f\n",
+              "tile_exponent %.4f  fixed_us %.2f",
               fitted.efficiency.gemm, g.memory_efficiency, g.unaligned_efficiency, g.unaligned_memory_efficiency,
               g.odd_efficiency, g.odd_memory_efficiency, g.k_overhead, g.tile_exponent, g.fixed_us);
+  if (fitted.efficiency.gemm_fp8 > 0) std::printf("  efficiency.gemm_fp8 %.4f", fitted.efficiency.gemm_fp8);
+  std::printf("\n");
   report_table_classes(fitted, tables);
   if (!o.output.empty()) {
-    write_file_atomically(o.output, calibrated_yaml(o, fitted, all), "calibrate -o");
+    write_file_atomically(o.output, calibrated_yaml(o, fitted, all, fp8_rate_only), "calibrate -o");
     std::printf("wrote %s\n", o.output.c_str());
   }
 }

@@ -115,8 +115,23 @@ const std::vector<std::string>& gemm_fit_parameter_names() {
   static const std::vector<std::string> names = {
       "efficiency.gemm",      "gemm.memory_efficiency",      "gemm.unaligned_efficiency",
       "gemm.unaligned_memory_efficiency", "gemm.odd_efficiency", "gemm.odd_memory_efficiency",
-      "gemm.k_overhead",      "gemm.tile_exponent",          "gemm.fixed_us"};
+      "gemm.k_overhead",      "gemm.tile_exponent",          "gemm.fixed_us", "efficiency.gemm_fp8"};
   return names;
+}
+
+std::vector<std::string> gemm_fitted_parameters(const GpuSpec& start, const std::vector<Measurement>& rows) {
+  bool wide = false, fp8 = false;
+  for (const Measurement* m : gemm_rows(rows)) (m->op.dtype == Dtype::fp8 ? fp8 : wide) = true;
+  const bool own_fp8_rate = fp8 && start.efficiency.gemm_fp8 > 0;
+  std::vector<std::string> out;
+  for (const std::string& name : gemm_fit_parameter_names()) {
+    if (name == "efficiency.gemm_fp8") {
+      if (own_fp8_rate) out.push_back(name);
+    } else if (wide || !own_fp8_rate) {
+      out.push_back(name);
+    }
+  }
+  return out;
 }
 
 GpuSpec fit_gemm_model(const GpuSpec& start, const std::vector<Measurement>& rows,
@@ -137,6 +152,7 @@ GpuSpec fit_gemm_model(const GpuSpec& start, const std::vector<Measurement>& row
       {names[6].c_str(), &g.k_overhead, 0.0, 4096.0},
       {names[7].c_str(), &g.tile_exponent, 0.0, 2.0},
       {names[8].c_str(), &g.fixed_us, 0.0, 100.0},
+      {names[9].c_str(), &gpu.efficiency.gemm_fp8, 0.01, 1.0},
   };
   for (const std::string& f : fixed) {
     if (std::find(names.begin(), names.end(), f) == names.end()) {
@@ -145,9 +161,11 @@ GpuSpec fit_gemm_model(const GpuSpec& start, const std::vector<Measurement>& row
       throw ConfigError("calibrate --fix: expected one of " + list + ", found '" + f + "'");
     }
   }
+  const std::vector<std::string> fitted = gemm_fitted_parameters(start, rows);
   std::vector<Parameter> params;
   for (const Parameter& p : all) {
-    if (std::find(fixed.begin(), fixed.end(), p.name) == fixed.end()) params.push_back(p);
+    const bool free = std::find(fixed.begin(), fixed.end(), p.name) == fixed.end();
+    if (free && std::find(fitted.begin(), fitted.end(), p.name) != fitted.end()) params.push_back(p);
   }
   const std::function<double()> objective = [&] { return mean_log_error(gpu, gemms); };
   double best = objective();

@@ -45,9 +45,17 @@ struct RowSplit {
 };
 RowSplit split_rows(const std::vector<Measurement>& rows, double held_out_fraction, std::uint64_t seed);
 
-// Names of the fitted parameters, as the hardware file spells them:
-// "efficiency.gemm", "gemm.memory_efficiency", ... "gemm.fixed_us".
+// Names of the parameters a fit can move, as the hardware file spells them:
+// "efficiency.gemm", "gemm.memory_efficiency", ... "gemm.fixed_us",
+// "efficiency.gemm_fp8".
 const std::vector<std::string>& gemm_fit_parameter_names();
+
+// The ones a fit on these rows moves. fp8 GEMMs run at efficiency.gemm_fp8
+// when the hardware file sets it, and share the shape terms with the 16-bit
+// GEMMs: a table of fp8 rows only then fits efficiency.gemm_fp8 alone (its
+// shape terms are the 16-bit table's), one with both dtypes fits everything;
+// without efficiency.gemm_fp8, fp8 rows fit the 16-bit parameters they use.
+std::vector<std::string> gemm_fitted_parameters(const GpuSpec& start, const std::vector<Measurement>& rows);
 
 // `start` with efficiency.gemm and gemm_model replaced by the fitted values;
 // parameters named in `fixed` keep their value from `start` (e.g. keep

@@ -4,8 +4,11 @@
 // the measured GH200 table, checked on the other half.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "gh200.h"
@@ -182,6 +185,36 @@ TEST(GemmModel, FitRejectsUnknownFixedParameters) {
   EXPECT_DOUBLE_EQ(kept.efficiency.gemm, 0.60);
   GpuSpec no_sms = test::gh200();
   EXPECT_THROW(fit_gemm_model(no_sms, few), ConfigError);
+}
+
+// fp8 GEMMs run at efficiency.gemm_fp8 and share the shape terms with the
+// 16-bit GEMMs: a table of fp8 rows only fits that rate alone, recovering it
+// from times the model itself produced, and leaves every 16-bit parameter.
+TEST(GemmModel, AnFp8TableFitsTheFp8RateOnly) {
+  GpuSpec truth = shape_aware_gh200();
+  truth.efficiency.gemm_fp8 = 0.55;
+  std::vector<Measurement> rows;
+  for (const std::int64_t m : {1024, 4096, 8192}) {
+    for (const std::int64_t n : {2048, 6144}) {
+      Measurement row;
+      row.op = gemm_op(GemmShape{m, n, 4096, 1}, Dtype::fp8);
+      row.seconds = Roofline(truth).seconds(row.op);
+      rows.push_back(row);
+    }
+  }
+  GpuSpec start = truth;
+  start.efficiency.gemm_fp8 = 0.75;
+  EXPECT_EQ(gemm_fitted_parameters(start, rows), std::vector<std::string>{"efficiency.gemm_fp8"});
+  const GpuSpec fitted = fit_gemm_model(start, rows);
+  EXPECT_NEAR(fitted.efficiency.gemm_fp8, 0.55, 0.01);
+  EXPECT_DOUBLE_EQ(fitted.efficiency.gemm, start.efficiency.gemm);
+  EXPECT_DOUBLE_EQ(fitted.gemm_model.k_overhead, start.gemm_model.k_overhead);
+  // Without an fp8 rate of its own, fp8 runs at efficiency.gemm: that is fitted.
+  GpuSpec shared = truth;
+  shared.efficiency.gemm_fp8 = 0;
+  const std::vector<std::string> names = gemm_fitted_parameters(shared, rows);
+  EXPECT_EQ(names.front(), "efficiency.gemm");
+  EXPECT_EQ(std::count(names.begin(), names.end(), "efficiency.gemm_fp8"), 0);
 }
 
 }  // namespace
