@@ -192,51 +192,44 @@ def sustained(out, seconds):
     log("sustained done")
 
 
-def gemms(out, table_dir, shapes, budget, deadline_s):
-    """Each (M, N, K) in the three layouts training runs: forward Y = X W^T (W stored N x K),
-    dgrad dX = dY W, wgrad dW = dY^T X. Recorded as output M x N, reduction K; also as a
-    `preflight calibrate` table (table_dir/gemm_bf16.csv, models/compute/CALIBRATION.md)."""
-    w = Writer(os.path.join(out, "gemm_passes_bf16.csv"), ["pass", "M", "N", "K", "t_measured_ms", "reps"])
-    table = Writer(os.path.join(table_dir, "gemm_bf16.csv"), ["M", "N", "K", "t_measured_ms"])
+def gemm_jobs(shapes, seed):
+    """Each (M, N, K) in the three layouts training runs, as (pass, output rows, output cols,
+    reduction): forward Y = X W^T (M, N, K), dgrad dX = dY W (M, K, N), wgrad dW = dY^T X
+    (N, K, M). Shuffled, so a run cut short by its budget keeps an unbiased subset."""
     jobs = []
     for (m, n, k) in shapes:
         jobs += [("fwd", m, n, k), ("dgrad", m, k, n), ("wgrad", n, k, m)]
-    random.Random(1).shuffle(jobs)
+    random.Random(seed).shuffle(jobs)
+    return jobs
+
+
+def rotating(make_a, make_b, op, nbytes):
+    """op(a, b) over enough copies of its operands to overflow the L2 cache, one copy per call."""
+    c = copies_for(nbytes)
+    xs = [make_a() for _ in range(c)]
+    ws = [make_b() for _ in range(c)]
+    it = [0]
+
+    def fn():
+        i = it[0] = (it[0] + 1) % c
+        return op(xs[i], ws[i])
+    return fn
+
+
+def time_gemms(label, raw_path, table_path, jobs, make_fn, budget, deadline_s):
+    """Times make_fn(pass, m, n, k) for each job (None = a shape the kernel does not take) into a
+    raw file with the pass and a `preflight calibrate` table (models/compute/CALIBRATION.md)."""
+    w = Writer(raw_path, ["pass", "M", "N", "K", "t_measured_ms", "reps"])
+    table = Writer(table_path, ["M", "N", "K", "t_measured_ms"])
     done = 0
     for p, m, n, k in jobs:
         if budget.left() < deadline_s:
             break
+        fn = None
         try:
-            if p == "fwd":       # X[m,k] @ W[n,k]^T
-                size = (m * k + n * k) * 2
-                c = copies_for(size)
-                xs = [torch.randn(m, k, device="cuda", dtype=DT) for _ in range(c)]
-                ws = [torch.randn(n, k, device="cuda", dtype=DT) for _ in range(c)]
-                it = [0]
-
-                def fn():
-                    i = it[0] = (it[0] + 1) % c
-                    return F.linear(xs[i], ws[i])
-            elif p == "dgrad":   # dY[m,k'] @ W[k',n']: output m x n (n = layer K), reduction k (= layer N)
-                size = (m * k + k * n) * 2
-                c = copies_for(size)
-                xs = [torch.randn(m, k, device="cuda", dtype=DT) for _ in range(c)]
-                ws = [torch.randn(k, n, device="cuda", dtype=DT) for _ in range(c)]
-                it = [0]
-
-                def fn():
-                    i = it[0] = (it[0] + 1) % c
-                    return xs[i] @ ws[i]
-            else:                # dY[k,m]^T @ X[k,n]: output m x n (the weight), reduction k (tokens)
-                size = (k * m + k * n) * 2
-                c = copies_for(size)
-                xs = [torch.randn(k, m, device="cuda", dtype=DT) for _ in range(c)]
-                ws = [torch.randn(k, n, device="cuda", dtype=DT) for _ in range(c)]
-                it = [0]
-
-                def fn():
-                    i = it[0] = (it[0] + 1) % c
-                    return xs[i].t() @ ws[i]
+            fn = make_fn(p, m, n, k)
+            if fn is None:
+                continue
             ms, reps = bench(fn)
             w.row(p, m, n, k, f"{ms:.5f}", reps)
             table.row(m, n, k, f"{ms:.5f}")
@@ -244,48 +237,42 @@ def gemms(out, table_dir, shapes, budget, deadline_s):
         except torch.cuda.OutOfMemoryError:
             w.row(p, m, n, k, "-1", 0)
         finally:
-            xs = ws = None
+            fn = None
     torch.cuda.empty_cache()
-    log(f"gemm passes: {done} of {len(jobs)}")
+    log(f"{label}: {done} of {len(jobs)}")
+
+
+def gemms(out, table_dir, shapes, budget, deadline_s):
+    """bf16 GEMMs in the layouts nn.Linear runs them (cuBLAS through torch)."""
+    def rnd(*dims):
+        return lambda: torch.randn(*dims, device="cuda", dtype=DT)
+
+    def make(p, m, n, k):
+        if p == "fwd":      # X[m,k] W[n,k]^T
+            return rotating(rnd(m, k), rnd(n, k), F.linear, (m * k + n * k) * 2)
+        if p == "dgrad":    # dY[m,k] W[k,n]: output m x n (the layer's K), reduction k (the layer's N)
+            return rotating(rnd(m, k), rnd(k, n), torch.matmul, (m * k + k * n) * 2)
+        return rotating(rnd(k, m), rnd(k, n), lambda a, b: a.t() @ b, (k * m + k * n) * 2)  # wgrad
+    time_gemms("gemm passes", os.path.join(out, "gemm_passes_bf16.csv"), os.path.join(table_dir, "gemm_bf16.csv"),
+               gemm_jobs(shapes, 1), make, budget, deadline_s)
 
 
 def gemms_fp8(out, table_dir, shapes, budget, deadline_s):
     """The same GEMMs in fp8 (e4m3 operands, per-tensor scales, bf16 out) through torch._scaled_mm,
     in the TN layout every fp8 GEMM runs in on Hopper (Transformer Engine casts and transposes
     the operands first; those casts are separate kernels, not timed here)."""
-    w = Writer(os.path.join(out, "gemm_passes_fp8.csv"), ["pass", "M", "N", "K", "t_measured_ms", "reps"])
-    table = Writer(os.path.join(table_dir, "gemm_fp8.csv"), ["M", "N", "K", "t_measured_ms"])
-    f8 = torch.float8_e4m3fn
     one = torch.ones((), device="cuda")
-    jobs = []
-    for (m, n, k) in shapes:
-        jobs += [("fwd", m, n, k), ("dgrad", m, k, n), ("wgrad", n, k, m)]
-    random.Random(5).shuffle(jobs)
-    done = 0
-    for p, m, n, k in jobs:
-        if budget.left() < deadline_s:
-            break
-        if m % 16 or n % 16 or k % 16:  # _scaled_mm needs 16-aligned dimensions
-            continue
-        try:
-            c = copies_for(m * k + n * k)
-            xs = [torch.randn(m, k, device="cuda").to(f8) for _ in range(c)]
-            ws = [torch.randn(n, k, device="cuda").to(f8) for _ in range(c)]
-            it = [0]
 
-            def fn():
-                i = it[0] = (it[0] + 1) % c
-                return torch._scaled_mm(xs[i], ws[i].t(), scale_a=one, scale_b=one, out_dtype=DT)
-            ms, reps = bench(fn)
-            w.row(p, m, n, k, f"{ms:.5f}", reps)
-            table.row(m, n, k, f"{ms:.5f}")
-            done += 1
-        except torch.cuda.OutOfMemoryError:
-            w.row(p, m, n, k, "-1", 0)
-        finally:
-            xs = ws = None
-    torch.cuda.empty_cache()
-    log(f"fp8 gemm passes: {done} of {len(jobs)}")
+    def rnd8(*dims):
+        return lambda: torch.randn(*dims, device="cuda").to(torch.float8_e4m3fn)
+
+    def make(p, m, n, k):
+        if m % 16 or n % 16 or k % 16:  # _scaled_mm needs 16-aligned dimensions
+            return None
+        return rotating(rnd8(m, k), rnd8(n, k),
+                        lambda x, w: torch._scaled_mm(x, w.t(), scale_a=one, scale_b=one, out_dtype=DT), m * k + n * k)
+    time_gemms("fp8 gemm passes", os.path.join(out, "gemm_passes_fp8.csv"), os.path.join(table_dir, "gemm_fp8.csv"),
+               gemm_jobs(shapes, 5), make, budget, deadline_s)
 
 
 def attention(out, table_dir, shapes, budget, deadline_s):
