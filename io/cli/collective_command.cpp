@@ -221,7 +221,7 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
     throw ConfigError("--op: expected all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or send_recv, found '" +
                       o.op + "'");
   const auto algo = models::collective::parse_algo(o.algo);
-  if (!algo) throw ConfigError("--algo: expected ring, tree, hierarchical, direct, nvls or auto, found '" + o.algo + "'");
+  if (!algo) throw ConfigError("--algo: expected " + models::collective::algo_names() + ", found '" + o.algo + "'");
   const auto proto = models::collective::parse_proto(o.proto);
   if (!proto) throw ConfigError("--proto: expected LL, LL128, Simple or auto, found '" + o.proto + "'");
   if (dtype_bytes(o.dtype) == 0)
@@ -296,7 +296,7 @@ void add_collective_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--experiment", o->experiment, "take hardware, topology and simulation from an experiment");
   cmd->add_option("--hardware", o->hardware, "hardware file (with --topology)");
   cmd->add_option("--topology", o->topology, "topology file (with --hardware)");
-  cmd->add_option("--algo", o->algo, "ring | tree | hierarchical | direct | nvls | auto")->capture_default_str();
+  cmd->add_option("--algo", o->algo, models::collective::algo_names())->capture_default_str();
   cmd->add_option("--proto", o->proto, "LL | LL128 | Simple | auto: force NCCL's protocol (as NCCL_PROTO)")
       ->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "element type of the count column (nccl-tests -d): float, half, bfloat16, ...")

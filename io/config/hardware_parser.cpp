@@ -154,6 +154,8 @@ models::NcclSpec parse_nccl(const ConfigNode* node, const std::string& gpu_name)
   n.generation = r.get_enum_or("generation", n.generation, kGenerations);
   n.latency_scale = r.get_double_or("latency_scale", n.latency_scale, NumberRange::positive());
   n.nvls = r.get_bool_or("nvls", n.nvls);
+  n.collnet = r.get_bool_or("collnet", n.collnet);
+  n.pat = r.get_bool_or("pat", n.pat);
   r.finish();
   return n;
 }

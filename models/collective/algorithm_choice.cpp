@@ -36,14 +36,24 @@ std::uint64_t tree_piece(std::uint64_t part, const Group& group, std::uint64_t m
   return pipeline_piece(part, tree_pipeline_depth(group), max_bytes, smallest);
 }
 
-bool available(Op op, Algo algo, const Group& group, bool nvls) {
+bool available(Op op, Algo algo, const Group& group, const NcclParams* nccl) {
   if (algo == Algo::automatic) return true;
+  const bool servers = group.nodes() > 1;
   switch (op) {
     case Op::all_reduce:
-      return algo == Algo::ring || algo == Algo::tree || (algo == Algo::hierarchical && group.regular()) ||
-             (algo == Algo::nvls && nvls && group.nodes() == 1 && group.size() >= 2);
+      switch (algo) {
+        case Algo::ring:
+        case Algo::tree: return true;
+        case Algo::hierarchical: return group.regular();
+        case Algo::nvls: return nccl && nccl->nvls && !servers && group.size() >= 2;
+        case Algo::nvls_tree: return nccl && nccl->nvls && servers && group.max_per_node() >= 2;
+        case Algo::collnet_direct:
+        case Algo::collnet_chain: return nccl && nccl->collnet && servers;
+        default: return false;
+      }
     case Op::all_gather:
     case Op::reduce_scatter:
+      return algo == Algo::ring || (algo == Algo::pat && nccl && nccl->pat && servers && group.max_per_node() == 1);
     case Op::broadcast: return algo == Algo::ring;
     case Op::all_to_all:
     case Op::send_recv:
@@ -121,23 +131,43 @@ double all_reduce_estimate(Algo algo, const Group& group, const GroupLinks& link
   }
 }
 
+namespace {
+
+// Why a forced algorithm cannot run, for the error.
+const char* unavailable_why(Algo algo) {
+  switch (algo) {
+    case Algo::hierarchical: return " (hierarchical needs the same local GPUs on every server of the group)";
+    case Algo::nvls:
+      return " (nvls needs hardware.nccl.nvls: true, NCCL's cost model and all of the group in one server)";
+    case Algo::nvls_tree:
+      return " (nvls_tree needs hardware.nccl.nvls: true, NCCL's cost model and more than one server, with at "
+             "least 2 GPUs of the group on each)";
+    case Algo::collnet_direct:
+    case Algo::collnet_chain:
+      return " (collnet needs hardware.nccl.collnet: true, NCCL's cost model, more than one server and an "
+             "all-reduce)";
+    case Algo::pat:
+      return " (pat needs hardware.nccl.pat, NCCL's cost model and one GPU of the group on each of several servers)";
+    default: return "";
+  }
+}
+
+}  // namespace
+
 Algo choose_algo(const Request& request, const Group& group, const GroupLinks& links, const CollectiveConfig& config) {
-  const bool nvls = config.nccl_costs && config.nccl.nvls;
-  if (!available(request.op, request.algo, group, nvls)) {
+  const NcclParams* nccl = config.nccl_costs ? &config.nccl : nullptr;
+  if (!available(request.op, request.algo, group, nccl)) {
     std::string choices;
-    for (Algo a : {Algo::ring, Algo::tree, Algo::hierarchical, Algo::direct, Algo::nvls}) {
-      if (available(request.op, a, group, nvls)) choices += std::string(to_string(a)) + ", ";
+    for (Algo a : {Algo::ring, Algo::tree, Algo::hierarchical, Algo::direct, Algo::nvls, Algo::nvls_tree,
+                   Algo::collnet_direct, Algo::collnet_chain, Algo::pat}) {
+      if (available(request.op, a, group, nccl)) choices += std::string(to_string(a)) + ", ";
     }
     choices.replace(choices.size() - 2, 2, " or auto");  // every op has at least one algorithm
-    const char* why = "";
-    if (request.algo == Algo::hierarchical && request.op == Op::all_reduce)
-      why = " (hierarchical needs the same local GPUs on every server of the group)";
-    if (request.algo == Algo::nvls && request.op == Op::all_reduce)
-      why = " (nvls needs hardware.nccl.nvls: true, NCCL's cost model and all of the group in one server)";
-    throw ConfigError(std::string("algorithm: expected ") + choices + " for " + to_string(request.op) + why +
-                      ", found " + to_string(request.algo));
+    throw ConfigError(std::string("algorithm: expected ") + choices + " for " + to_string(request.op) +
+                      unavailable_why(request.algo) + ", found " + to_string(request.algo));
   }
   if (request.algo != Algo::automatic) return request.algo;
+  if (config.nccl_costs) return nccl_algo(request, group, links, config.nccl);
   switch (request.op) {
     case Op::all_reduce: break;
     case Op::all_gather:
@@ -145,7 +175,6 @@ Algo choose_algo(const Request& request, const Group& group, const GroupLinks& l
     case Op::broadcast: return Algo::ring;
     default: return Algo::direct;
   }
-  if (config.nccl_costs) return nccl_algo(request, group, links, config.nccl);
   const int channels = channel_count(config, group, links);
   Algo best = Algo::ring;
   double best_time = all_reduce_estimate(Algo::ring, group, links, request.bytes, channels, config.pipeline_bytes);

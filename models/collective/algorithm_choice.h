@@ -54,9 +54,14 @@ std::uint64_t smallest_piece(Proto proto, double wire_factor);
 // deeper of the two trees over servers.
 int tree_pipeline_depth(const Group& group);
 
-// nvls: the hardware has NVLink SHARP and NCCL's cost model is on (NVLS is
-// NCCL's algorithm: all-reduce inside one server of at least 2 GPUs).
-bool available(Op op, Algo algo, const Group& group, bool nvls = false);
+// Whether `algo` can run `op` over `group`. nccl: NCCL's cost model is on and
+// these are the hardware's offers (null: links only, where NCCL's own
+// algorithms are not offered). NVLS: all-reduce inside one server of at least
+// 2 GPUs (nccl.nvls); NVLS-tree: all-reduce over more than one server with at
+// least 2 GPUs on each (nccl.nvls); CollNet direct / chain: all-reduce over
+// more than one server (nccl.collnet); PAT: all-gather / reduce-scatter over
+// more than one server, one GPU on each (nccl.pat).
+bool available(Op op, Algo algo, const Group& group, const NcclParams* nccl = nullptr);
 
 // Predicted all-reduce time on idle links, seconds.
 // smallest: the tree's smallest pipelined piece (smallest_piece for the protocol).

@@ -71,7 +71,15 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
     rings_[0].start();
     return;
   }
-  if (request_.op == Op::all_reduce && algo_ == Algo::tree) {
+  if ((request_.op == Op::all_gather || request_.op == Op::reduce_scatter) && algo_ == Algo::pat) {
+    pattern_ = Pattern::rounds;
+    rounds_ = RoundsRun(g.members(), g.member_index(cx.gpu), bytes, channels, request_.op == Op::reduce_scatter);
+    return;
+  }
+  // NVLS-tree and CollNet run the tree's messages (nccl_cost.h: their bytes, NCCL's time).
+  const bool tree_carried = algo_ == Algo::tree || algo_ == Algo::nvls_tree || algo_ == Algo::collnet_direct ||
+                            algo_ == Algo::collnet_chain;
+  if (request_.op == Op::all_reduce && tree_carried) {
     pattern_ = Pattern::tree;
     for (int t = 0; t < 2; ++t) {
       for (int c = 0; c < channels; ++c) {
@@ -179,6 +187,7 @@ void CollectiveState::note(std::uint8_t phase, std::uint8_t channel, int src, st
       if (channel >= channels_) throw bad("an unknown channel");
       chains_[channel].note(count);
       return;
+    case Pattern::rounds: rounds_.note(phase, channel, count); return;
     case Pattern::counted:
       received_ += count;
       if (received_ > expected_) throw bad("no receive waiting");
@@ -215,6 +224,7 @@ void CollectiveState::advance_one(std::uint8_t phase, std::uint8_t channel, cons
         --unfinished_;
       }
       return;
+    case Pattern::rounds: rounds_.advance(cx, channel); return;
     case Pattern::counted: return;
   }
 }
@@ -231,6 +241,7 @@ void CollectiveState::advance_all(const SendContext& cx) {
     case Pattern::chain:
       for (std::size_t c = 0; c < chains_.size(); ++c) advance_one(0, static_cast<std::uint8_t>(c), cx);
       return;
+    case Pattern::rounds: rounds_.advance_all(cx); return;
     case Pattern::counted: return;
   }
 }
@@ -262,6 +273,7 @@ bool CollectiveState::complete() const {
     case Pattern::hierarchical: return ring_phase_ + 1 == static_cast<int>(rings_.size()) && rings_.back().done();
     case Pattern::tree:
     case Pattern::chain: return unfinished_ == 0;
+    case Pattern::rounds: return rounds_.done();
     case Pattern::counted: return received_ == expected_ && !send_pending_;
   }
   return false;

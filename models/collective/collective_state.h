@@ -16,6 +16,7 @@
 #include "models/collective/collective_types.h"
 #include "models/collective/group.h"
 #include "models/collective/ring_run.h"
+#include "models/collective/rounds_run.h"
 #include "models/collective/send_context.h"
 #include "models/collective/tree_run.h"
 #include "models/network/message.h"
@@ -59,7 +60,7 @@ class CollectiveState {
     std::int32_t src;
     std::uint32_t count;
   };
-  enum class Pattern : std::uint8_t { ring, hierarchical, tree, chain, counted };
+  enum class Pattern : std::uint8_t { ring, hierarchical, tree, chain, rounds, counted };
 
   void build(const Group& group, int channels, const CollectiveConfig& config, const SendContext& cx);
   std::uint64_t wire_piece_limit(const CollectiveConfig& config, std::uint64_t smallest) const;
@@ -89,6 +90,7 @@ class CollectiveState {
   int ring_phase_ = 0;            // hierarchical: the phase now running
   std::vector<TreeRun> trees_;    // tree: [tree * channels + channel]
   std::vector<ChainRun> chains_;  // broadcast: one per channel
+  RoundsRun rounds_;              // PAT
   int channels_ = 1;
   std::size_t unfinished_ = 0;    // tree and chain runs not yet done
   std::vector<char> finished_;    // per tree/chain run

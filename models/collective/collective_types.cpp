@@ -17,12 +17,16 @@ constexpr std::array<std::pair<std::string_view, Op>, 8> kOps{{{"all_reduce", Op
                                                                {"send_recv", Op::send_recv},
                                                                {"send", Op::send},
                                                                {"recv", Op::recv}}};
-constexpr std::array<std::pair<std::string_view, Algo>, 6> kAlgos{{{"auto", Algo::automatic},
-                                                                   {"ring", Algo::ring},
-                                                                   {"tree", Algo::tree},
-                                                                   {"hierarchical", Algo::hierarchical},
-                                                                   {"direct", Algo::direct},
-                                                                   {"nvls", Algo::nvls}}};
+constexpr std::array<std::pair<std::string_view, Algo>, 10> kAlgos{{{"auto", Algo::automatic},
+                                                                    {"ring", Algo::ring},
+                                                                    {"tree", Algo::tree},
+                                                                    {"hierarchical", Algo::hierarchical},
+                                                                    {"direct", Algo::direct},
+                                                                    {"nvls", Algo::nvls},
+                                                                    {"nvls_tree", Algo::nvls_tree},
+                                                                    {"collnet_direct", Algo::collnet_direct},
+                                                                    {"collnet_chain", Algo::collnet_chain},
+                                                                    {"pat", Algo::pat}}};
 
 }  // namespace
 
@@ -58,9 +62,19 @@ std::optional<Op> parse_op(std::string_view name) {
 }
 
 std::optional<Algo> parse_algo(std::string_view name) {
+  const std::string want = folded(name);
   for (const auto& [n, value] : kAlgos)
-    if (n == name) return value;
+    if (folded(n) == want) return value;
   return std::nullopt;
+}
+
+std::string algo_names() {
+  std::string out;
+  for (const auto& [n, value] : kAlgos) {
+    if (value == Algo::automatic) continue;
+    out += std::string(n) + " | ";
+  }
+  return out + "auto";
 }
 
 double bus_factor(Op op, int members) {

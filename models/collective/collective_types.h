@@ -31,12 +31,23 @@ enum class Algo : std::uint8_t {
   direct,        // every pair exchanges directly (all-to-all, send/recv)
   nvls,          // NVLink SHARP all-reduce in one server: the NVSwitches reduce and multicast
                  // (simulated as the ring's messages carrying NVLS's bytes: nccl_cost.h)
+  nvls_tree,     // NVLS inside each server, double binary trees between them (all-reduce;
+                 // simulated as the tree's messages carrying NVLS-tree's bytes)
+  collnet_direct,  // CollNet (SHARP: the network switches reduce) with every GPU a head
+  collnet_chain,   // CollNet with the server's GPUs chained to one head (both: all-reduce,
+                   // simulated as the tree's messages carrying CollNet's bytes)
+  pat,           // PAT, log-depth all-gather / reduce-scatter with one GPU per server
+                 // (simulated as its rounds: rounds_run.h)
 };
 
 const char* to_string(Op op);
 const char* to_string(Algo algo);
 std::optional<Op> parse_op(std::string_view name);      // all_reduce, ... (and nccl-tests': allreduce, AllReduce, all_reduce_perf)
-std::optional<Algo> parse_algo(std::string_view name);  // ring, tree, hierarchical, direct, nvls, auto
+// ring, tree, hierarchical, direct, nvls, nvls_tree, collnet_direct, collnet_chain, pat, auto
+// (NCCL_ALGO's spellings too: NVLSTree, CollnetDirect, PAT, any case).
+std::optional<Algo> parse_algo(std::string_view name);
+// Every algorithm name parse_algo takes, "a | b | ..." (for help and errors).
+std::string algo_names();
 
 // nccl-tests' bus-bandwidth factor: busbw = algbw * factor (doc/PERFORMANCE.md
 // of github.com/NVIDIA/nccl-tests): 2(n-1)/n for all-reduce; (n-1)/n for

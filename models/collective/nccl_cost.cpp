@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -26,8 +27,43 @@ double nvlink_link_GBps(NcclArch arch) {
 bool is_p2p(Op op) { return op == Op::all_to_all || op == Op::send_recv || op == Op::send || op == Op::recv; }
 
 NcclAlgo nccl_of(Algo a) {
-  if (a == Algo::tree) return NcclAlgo::tree;
-  return a == Algo::nvls ? NcclAlgo::nvls : NcclAlgo::ring;
+  switch (a) {
+    case Algo::tree: return NcclAlgo::tree;
+    case Algo::nvls: return NcclAlgo::nvls;
+    case Algo::nvls_tree: return NcclAlgo::nvls_tree;
+    case Algo::collnet_direct: return NcclAlgo::collnet_direct;
+    case Algo::collnet_chain: return NcclAlgo::collnet_chain;
+    case Algo::pat: return NcclAlgo::pat;
+    default: return NcclAlgo::ring;
+  }
+}
+
+Algo algo_of(NcclAlgo a) {
+  switch (a) {
+    case NcclAlgo::tree: return Algo::tree;
+    case NcclAlgo::nvls: return Algo::nvls;
+    case NcclAlgo::nvls_tree: return Algo::nvls_tree;
+    case NcclAlgo::collnet_direct: return Algo::collnet_direct;
+    case NcclAlgo::collnet_chain: return Algo::collnet_chain;
+    case NcclAlgo::pat: return Algo::pat;
+    case NcclAlgo::ring: return Algo::ring;
+  }
+  return Algo::ring;
+}
+
+// The simulated pattern whose messages carry an NCCL algorithm (carrier_of,
+// nccl_cost.h): NVLS-tree and CollNet run the double binary tree's messages
+// (log-depth across servers, like them), PAT its own rounds, NVLS the ring's.
+bool tree_carried(NcclAlgo a) {
+  return a == NcclAlgo::tree || a == NcclAlgo::nvls_tree || a == NcclAlgo::collnet_direct ||
+         a == NcclAlgo::collnet_chain;
+}
+
+// Algorithms whose switches reduce or multicast: each port carries fewer
+// bytes than the pattern simulating them, so their wire factor may be below 1.
+bool switch_reduces(NcclAlgo a) {
+  return a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree || a == NcclAlgo::collnet_direct ||
+         a == NcclAlgo::collnet_chain;
 }
 
 int ring_steps(NcclFunc f, int ranks) {
@@ -39,11 +75,11 @@ int ring_steps(NcclFunc f, int ranks) {
 double total_GBps(const NcclComm& c) { return c.channels * (c.nodes <= 2 ? c.bw_intra : c.bw_inter); }
 
 // The bandwidth the simulated pattern gets from its busiest port on idle
-// links, in NCCL's algorithm-bandwidth terms (GB/s). NVLS runs the ring's
-// pattern.
+// links, in NCCL's algorithm-bandwidth terms (GB/s). PAT's rounds move what
+// the ring moves, (n - 1)/n of the buffer through each port.
 double simulated_algbw(NcclFunc f, NcclAlgo a, const NcclComm& c) {
   const double total = total_GBps(c);
-  if (a == NcclAlgo::tree) return total * 0.5;
+  if (tree_carried(a)) return total * 0.5;
   return total * c.ranks / ring_steps(f, c.ranks);
 }
 
@@ -69,6 +105,12 @@ StepCost simple_hops(const GroupLinks& l, const NcclParams& params, bool with_ba
 
 }  // namespace
 
+int pat_rounds(int members) {
+  int rounds = 0;
+  while ((1 << rounds) < members) ++rounds;
+  return rounds;
+}
+
 NcclParams nccl_params(const NcclSpec& hw, const SimulationSpec& sim) {
   NcclParams p;
   switch (hw.generation) {
@@ -79,6 +121,8 @@ NcclParams nccl_params(const NcclSpec& hw, const SimulationSpec& sim) {
   }
   p.latency_scale = hw.latency_scale;
   p.nvls = hw.nvls;
+  p.collnet = hw.collnet;
+  p.pat = hw.pat;
   switch (sim.nccl_proto) {
     case NcclProtocol::automatic: p.proto = Proto::automatic; break;
     case NcclProtocol::ll: p.proto = Proto::ll; break;
@@ -107,6 +151,27 @@ NcclComm nccl_comm(const Group& g, const GroupLinks& l, NcclArch arch) {
   return c;
 }
 
+NcclComm nccl_comm(const Group& g, const GroupLinks& l, const NcclParams& params) {
+  NcclComm c = nccl_comm(g, l, params.arch);
+  c.pat = params.pat;
+  if (c.nodes < 2) return c;
+  // Heads: the server's GPUs that have a NIC of their own (the NICs its
+  // fullest server uses), at most 32 (NCCL_MAX_NVLS_ARITY).
+  const int heads = std::min({g.max_per_node(), std::max(1, l.rails), 32});
+  const double nic = l.inter_Bps / 1e9;
+  if (params.nvls && g.max_per_node() > 1 && l.intra_Bps > 0) {
+    c.nvls_heads = heads;
+    c.nvls_bw_intra = l.intra_Bps / 1e9 / (heads + 1);
+    c.nvls_bw_inter = std::min(nic, 2 * c.nvls_bw_intra);
+  }
+  if (params.collnet) {
+    c.collnet = true;
+    c.collnet_heads = heads;
+    c.collnet_bw = g.max_per_node() > 1 && l.intra_Bps > 0 ? std::min(nic, l.intra_Bps / 1e9 / heads) : nic;
+  }
+  return c;
+}
+
 NcclFunc nccl_func(Op op) {
   switch (op) {
     case Op::all_gather: return NcclFunc::all_gather;
@@ -118,16 +183,24 @@ NcclFunc nccl_func(Op op) {
 
 Algo nccl_algo(const Request& r, const Group& g, const GroupLinks& l, const NcclParams& params) {
   if (is_p2p(r.op)) return Algo::direct;
-  if (r.op != Op::all_reduce || g.size() < 2) return Algo::ring;
-  const NcclComm c = nccl_comm(g, l, params.arch);
-  // NCCL runs NVLS over more than one server only with CollNet (tuning.cc); NVLS-tree is not simulated.
-  const bool nvls = params.nvls && g.nodes() == 1;
-  // Without NVLS its entries stay empty, as do its LL and LL128 ones (NVLS runs Simple only).
-  const NcclTable t = nccl_tune(NcclFunc::all_reduce, c, nvls);
-  const auto best =
-      nccl_choose(t, NcclFunc::all_reduce, r.bytes, c, {NcclAlgo::tree, NcclAlgo::ring, NcclAlgo::nvls}, params.proto);
-  if (best && best->algo == NcclAlgo::nvls) return Algo::nvls;
-  return best && best->algo == NcclAlgo::tree ? Algo::tree : Algo::ring;
+  if (g.size() < 2 || r.op == Op::broadcast) return Algo::ring;
+  const NcclFunc f = nccl_func(r.op);
+  const NcclComm c = nccl_comm(g, l, params);
+  // NVLS in one server only: across servers NCCL runs it only beside CollNet
+  // (tuning.cc), and NVLS-tree there instead. Without NVLS its entries stay
+  // empty, as do its LL and LL128 ones (NVLS runs Simple only).
+  const bool nvls = params.nvls && (g.nodes() == 1 || c.nvls_heads >= 2);
+  const NcclTable t = nccl_tune(f, c, nvls);
+  std::optional<NcclChoice> best;
+  if (r.op == Op::all_reduce) {
+    best = nccl_choose(t, f, r.bytes, c,
+                       {NcclAlgo::tree, NcclAlgo::ring, g.nodes() == 1 ? NcclAlgo::nvls : NcclAlgo::nvls_tree,
+                        NcclAlgo::collnet_direct, NcclAlgo::collnet_chain},
+                       params.proto);
+  } else {
+    best = nccl_choose(t, f, r.bytes, c, {NcclAlgo::ring, NcclAlgo::pat}, params.proto);
+  }
+  return best ? algo_of(best->algo) : Algo::ring;
 }
 
 // What the links add to the simulated pattern on idle links beyond its
@@ -146,14 +219,16 @@ double links_latency_s(NcclFunc f, NcclAlgo a, const Group& g, const GroupLinks&
     total = l.inter_Bps * channels;
     if (g.max_per_node() > 1) total = std::min(total, l.intra_Bps);
   }
+  // PAT's rounds: one network hop each, back to back (rounds_run.h).
+  if (a == NcclAlgo::pat) return pat_rounds(g.size()) * l.inter_latency_s;
   const auto bytes = static_cast<std::uint64_t>(wire_bytes);
-  const Algo algo = a == NcclAlgo::tree ? Algo::tree : Algo::ring;
+  const Algo algo = tree_carried(a) ? Algo::tree : Algo::ring;
   // Pieces as the simulation cuts them: at most pipeline_bytes on the wire
   // (collective_state.cpp), at least the protocol's smallest, `w` times its payload.
   const double w = std::max(1.0, wire_factor);
   const double estimate = all_reduce_estimate(algo, g, l, bytes, channels, pipeline_bytes,
                                               static_cast<std::uint64_t>(static_cast<double>(smallest) * w));
-  const double bandwidth = (a == NcclAlgo::tree ? 2.0 : 2 * (n - 1) / n) * wire_bytes / total;
+  const double bandwidth = (algo == Algo::tree ? 2.0 : 2 * (n - 1) / n) * wire_bytes / total;
   const double latency = std::max(0.0, estimate - bandwidth);
   return a == NcclAlgo::ring && f != NcclFunc::all_reduce ? latency / 2 : latency;  // n - 1 steps, not 2(n - 1)
 }
@@ -164,8 +239,8 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   if (algo == Algo::hierarchical) return simple_hops(l, params, true);
   const NcclFunc f = nccl_func(r.op);
   const NcclAlgo a = nccl_of(algo);
-  const NcclComm c = nccl_comm(g, l, params.arch);
-  const NcclTable t = nccl_tune(f, c, a == NcclAlgo::nvls);
+  const NcclComm c = nccl_comm(g, l, params);
+  const NcclTable t = nccl_tune(f, c, a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree);
   const auto pick = nccl_choose(t, f, r.bytes, c, {a}, params.proto);
   if (!pick)
     throw ConfigError(std::string("nccl protocol: ") + to_string(params.proto) + " is not available for " +
@@ -176,9 +251,10 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   const double nccl_latency = nccl_latency_us(t, f, a, s.proto, r.bytes, c);
   // The wire overhead: the simulated pattern's idle bandwidth over NCCL's for the pair at this size.
   const double nccl_algbw = nccl_bandwidth(t, f, a, s.proto, r.bytes);
-  // NVLS moves fewer bytes through each port than the ring it is simulated as: no floor at 1.
+  // Where the switches reduce (NVLS, NVLS-tree, CollNet) each port carries
+  // fewer bytes than the pattern simulating the call: no floor at 1.
   s.wire_factor = simulated_algbw(f, a, c) / nccl_algbw;
-  if (a != NcclAlgo::nvls) s.wire_factor = std::max(1.0, s.wire_factor);
+  if (!switch_reduces(a)) s.wire_factor = std::max(1.0, s.wire_factor);
 
   // NCCL's latency is charged once, before the first message, less what
   // the links themselves add along the pattern's dependency chain. NCCL's
@@ -217,7 +293,7 @@ double idle_time_s(const Request& r, Algo algo, const Group& g, const GroupLinks
   }
   // NCCL's (scaled) latency, or the links' own where that is larger.
   const NcclFunc f = nccl_func(r.op);
-  const NcclComm c = nccl_comm(g, l, params.arch);
+  const NcclComm c = nccl_comm(g, l, params);
   const NcclAlgo a = nccl_of(algo);
   const double algbw = simulated_algbw(f, a, c) * 1e9 / s.wire_factor;
   return s.base.seconds() + links_latency_s(f, a, g, l, bytes * s.wire_factor, s.wire_factor, pipeline_bytes,

@@ -8,9 +8,9 @@
 // gets from its busiest port, channel counts as NCCL's topology search finds
 // them (one per NVLink inside a server, two per NIC rail across servers). NCCL
 // then predicts a time per (algorithm, protocol) and the fastest wins, among
-// the algorithms the simulator runs (ring, tree and, inside one server of an
-// NVSwitch-3 system, NVLS; CollNet, NVLS-tree and PAT are not simulated, see
-// models/collective/README.md).
+// the algorithms NCCL has (ring, tree, NVLS inside one server and NVLS-tree
+// across servers on NVSwitch-3 systems, CollNet where the fabric offers
+// SHARP, PAT for one GPU per server; models/collective/README.md).
 //
 // The chosen pair shapes the simulated messages (StepCost):
 // - the protocol's wire overhead: LL carries 8 bytes of data per 16-byte line
@@ -54,6 +54,8 @@ struct NcclParams {
   double latency_scale = 1.0;        // hardware nccl.latency_scale: multiplies NCCL's latencies (calibrated)
   Proto proto = Proto::automatic;    // simulation.nccl_proto / --proto: force a protocol
   bool nvls = false;                 // hardware nccl.nvls: NVLink SHARP offered to the choice (NCCL_NVLS_ENABLE)
+  bool collnet = false;              // hardware nccl.collnet: SHARP in the switches (NCCL_COLLNET_ENABLE)
+  bool pat = true;                   // hardware nccl.pat: PAT offered (NCCL_PAT_ENABLE)
 };
 
 NcclParams nccl_params(const NcclSpec& hardware, const SimulationSpec& simulation);
@@ -75,8 +77,13 @@ struct StepCost {
   core::SimTime floor;
 };
 
-// The communicator NCCL would see for this group.
+// The communicator NCCL would see for this group: its ring and tree graphs;
+// with params, also its NVLS (across servers), CollNet and PAT settings.
 NcclComm nccl_comm(const Group& group, const GroupLinks& links, NcclArch arch);
+NcclComm nccl_comm(const Group& group, const GroupLinks& links, const NcclParams& params);
+
+// PAT's rounds for n GPUs: ceil(log2 n) (rounds_run.h).
+int pat_rounds(int members);
 
 NcclFunc nccl_func(Op op);
 
@@ -86,8 +93,11 @@ NcclFunc nccl_func(Op op);
 StepCost step_cost(const Request& request, Algo algo, const Group& group, const GroupLinks& links,
                    const NcclParams& params, std::uint64_t pipeline_bytes = 1 << 20);
 
-// NCCL's automatic choice among the simulated algorithms for the op (ring and
-// tree for all-reduce; ring otherwise; direct for all-to-all and p2p).
+// NCCL's automatic choice among the simulated algorithms for the op:
+// all-reduce ring, tree, NVLS (one server) or NVLS-tree (several; both with
+// hardware nccl.nvls), CollNet direct and chain (hardware nccl.collnet);
+// all-gather and reduce-scatter ring or PAT (one GPU per server); broadcast
+// ring; direct for all-to-all and p2p.
 Algo nccl_algo(const Request& request, const Group& group, const GroupLinks& links, const NcclParams& params);
 
 // Closed-form time of a collective on idle links, consistent with what the

@@ -58,15 +58,21 @@ int nsteps(NcclFunc f, int ranks) {
 }
 
 // The (function, algorithm, protocol) combinations tuning.cc skips.
-bool applies(NcclFunc f, NcclAlgo a, Proto p, bool nvls) {
+bool applies(NcclFunc f, NcclAlgo a, Proto p, bool nvls, const NcclComm& c) {
   const bool rs_ag = f == NcclFunc::reduce_scatter || f == NcclFunc::all_gather;
+  const bool collnet = a == NcclAlgo::collnet_direct || a == NcclAlgo::collnet_chain;
   if ((f == NcclFunc::broadcast || f == NcclFunc::reduce) && a != NcclAlgo::ring) return false;
-  if (rs_ag && a != NcclAlgo::pat && a != NcclAlgo::ring && a != NcclAlgo::nvls) return false;
+  if (rs_ag && a != NcclAlgo::pat && a != NcclAlgo::ring && a != NcclAlgo::nvls && a != NcclAlgo::collnet_direct)
+    return false;
   if (f == NcclFunc::all_reduce && a == NcclAlgo::pat) return false;
   if ((a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree) && (p != Proto::simple || !nvls)) return false;
-  if (a == NcclAlgo::pat && p != Proto::simple) return false;
-  // CollNet needs SHARP-capable switches and the collnet plugin: not modelled.
-  return a != NcclAlgo::collnet_direct && a != NcclAlgo::collnet_chain;
+  if (a == NcclAlgo::pat && (p != Proto::simple || !c.pat)) return false;
+  // CollNet runs Simple only (tuning.cc zeroes its LL and LL128 bandwidths),
+  // needs SHARP (NCCL_COLLNET_ENABLE) and more than one server; its
+  // all-gather and reduce-scatter also need the plugin's iallgather /
+  // ireducescatter, which the SHARP plugin does not offer: all-reduce only.
+  if (collnet && (!c.collnet || c.nodes < 2 || p != Proto::simple || rs_ag)) return false;
+  return true;
 }
 
 double bus_bandwidth(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
@@ -77,9 +83,18 @@ double bus_bandwidth(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
   const double ppn = static_cast<double>(c.ranks) / c.nodes;
   double bw = c.nodes <= 2 ? c.bw_intra : c.bw_inter;
   int channels = c.channels;
+  if (a == NcclAlgo::collnet_direct || a == NcclAlgo::collnet_chain) {
+    bw = c.collnet_bw;  // tuning.cc: CollNet reads bwIntra whatever the node count
+    channels = c.collnet_heads;
+  }
   if (a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree) {
     double per_channel = c.bw_intra;
     double per_channel_inter = c.bw_inter;
+    if (a == NcclAlgo::nvls_tree) {
+      per_channel = c.nvls_bw_intra;
+      per_channel_inter = c.nvls_bw_inter;
+      channels = c.nvls_heads;
+    }
     if (a == NcclAlgo::nvls) {
       // NCCL's NVLS graph in one server (search.cc, ncclTopoSearchTryNvls and
       // pass 2): one channel per GPU, at most NCCL_MAX_NVLS_ARITY (32) heads;
@@ -107,6 +122,14 @@ double bus_bandwidth(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
     bus = std::min(bus * (c.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), c.channels * kPerChMaxTreeLL128Bw[arch][index2]);
   if (a == NcclAlgo::tree && c.tree_pattern_tree) bus *= .85;
   if (a == NcclAlgo::pat) bus *= .75;
+  if (a == NcclAlgo::collnet_direct) {
+    // Every GPU should have a NIC of its own to run at full speed: the GPU /
+    // NIC ratio, halfway back to 1, divides the bandwidth; Hopper and later x0.85.
+    double factor = ppn / channels;
+    factor -= (factor - 1) / 2;
+    bus /= factor;
+    if (c.arch == NcclArch::hopper || c.arch == NcclArch::blackwell) bus *= .85;
+  }
   // Bus to algorithm bandwidth (all but PAT's all-gather / reduce-scatter).
   const bool rs_ag = f == NcclFunc::reduce_scatter || f == NcclFunc::all_gather;
   if (!(a != NcclAlgo::ring && rs_ag)) {
@@ -143,6 +166,10 @@ double latency(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
       return lat;
     case NcclAlgo::nvls: return c.nodes > 1 ? intra + inter : intra;
     case NcclAlgo::nvls_tree: return lat + intra + 2 * log2i(static_cast<std::uint64_t>(c.nodes)) * inter;
+    case NcclAlgo::collnet_direct:
+      // 0.4 us of arity serialisation per extra GPU of the server.
+      return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * 0.4) + inter;
+    case NcclAlgo::collnet_chain: return lat + 2 * (ppn - 1) * intra + inter;
     case NcclAlgo::pat:
       if (f == NcclFunc::all_gather || f == NcclFunc::reduce_scatter)
         lat += log2i(static_cast<std::uint64_t>(c.nodes)) * (inter / 3.5) + c.ranks * 2.8;
@@ -207,10 +234,12 @@ NcclTable nccl_tune(NcclFunc func, const NcclComm& comm, bool nvls) {
     for (int pi = 0; pi < kNcclProtos; ++pi) {
       const auto a = static_cast<NcclAlgo>(ai);
       const auto p = static_cast<Proto>(pi);
-      if (!applies(func, a, p, nvls)) continue;
+      if (!applies(func, a, p, nvls, comm)) continue;
       if (p == Proto::ll128 && !comm.ll128) continue;
       if (a == NcclAlgo::nvls_tree && comm.nodes == 1) continue;  // NCCL disables NVLS tree on one node
       if (a == NcclAlgo::pat && comm.nodes != comm.ranks) continue;  // PAT: one GPU per node
+      if (a == NcclAlgo::nvls_tree && comm.nvls_heads < 2) continue;   // NVLS needs two channels
+      if ((a == NcclAlgo::collnet_direct || a == NcclAlgo::collnet_chain) && comm.collnet_heads < 1) continue;
       t.bandwidth[ix(a)][ix(p)] = bus_bandwidth(func, a, p, comm);
       t.latency_us[ix(a)][ix(p)] = latency(func, a, p, comm);
     }

@@ -54,6 +54,21 @@ struct NcclComm {
   bool cpu_amd = false;        // LL bandwidth caps of multi-node communicators depend on the host CPU
   bool ll128 = true;           // LL128 enabled (NCCL: NVLink or PCIe-switch paths, same GPU generation)
   bool tree_pattern_tree = false;  // maxTreePattern == NCCL_TOPO_PATTERN_TREE (rare; 0.85 bandwidth)
+  // The NVLS graph across servers (NVLS-tree; search.cc's NVLS pattern with a
+  // network): one channel per head (a GPU with its own NIC), each pulling
+  // through every GPU's NVLink once and its head's twice, so bw_intra is a
+  // GPU's NVLink over (heads + 1); bw_inter the head's NIC, at most twice
+  // bw_intra (the pass that raises bwInter). 0 heads: no NVLS graph.
+  int nvls_heads = 0;
+  double nvls_bw_intra = 0;
+  double nvls_bw_inter = 0;
+  // CollNet (SHARP in the switches, NCCL_COLLNET_ENABLE=1 with the SHARP
+  // plugin): its graphs have one channel per head (collnet_heads) at
+  // collnet_bw GB/s each (the head's NIC, or its NVLink share).
+  bool collnet = false;
+  int collnet_heads = 0;
+  bool pat = true;  // NCCL_PAT_ENABLE (default 2: on wherever NCCL can run it)
+  double collnet_bw = 0;
 };
 
 // Per (algorithm, protocol): NCCL's comm->latencies (us) and comm->bandwidths
@@ -68,8 +83,9 @@ struct NcclTable {
 double nccl_base_latency_us(NcclAlgo a, Proto p);
 double nccl_hw_latency_us(NcclHw hw, NcclAlgo a, Proto p);
 
-// ncclTopoTuneModel for one function (no NVLS or CollNet unless `nvls` is
-// set: those need NVSwitch multicast / SHARP, which the caller decides).
+// ncclTopoTuneModel for one function (no NVLS or NVLS-tree unless `nvls` is
+// set, no CollNet unless comm.collnet: those need NVSwitch multicast / SHARP,
+// which the caller decides; no PAT unless comm.pat).
 NcclTable nccl_tune(NcclFunc func, const NcclComm& comm, bool nvls = false);
 
 // The two terms of ncclTopoGetAlgoTime: the latency (with the multi-node

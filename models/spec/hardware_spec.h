@@ -117,6 +117,12 @@ struct NcclSpec {
   // NVLink SHARP (NCCL's NVLS algorithm): the server's NVSwitches reduce and
   // multicast (third-generation NVSwitch and later: HGX H100/H200/B200, NVL72).
   bool nvls = false;
+  // CollNet: the fabric's switches reduce (InfiniBand SHARP, with NCCL's
+  // SHARP plugin and NCCL_COLLNET_ENABLE=1; NCCL's default is off).
+  bool collnet = false;
+  // PAT for all-gather / reduce-scatter with one GPU per server
+  // (NCCL_PAT_ENABLE, on by default where NCCL can run it).
+  bool pat = true;
 };
 
 // A prior on one cost-model parameter (models/uncertainty/README.md): the

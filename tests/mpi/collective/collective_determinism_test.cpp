@@ -109,6 +109,46 @@ TEST(CollectiveDeterminismAdaptive, SameResultsAsSequential) {
   }
 }
 
+// NVLS-tree and CollNet (the tree's messages) and PAT (Bruck's rounds,
+// one GPU per server): still the same on any rank count, in both modes.
+TEST(CollectiveDeterminismNcclAlgorithms, SameResultsAsSequential) {
+  run::BenchOptions options;
+  options.nccl.generation = models::NcclGeneration::hopper;
+  options.nccl.nvls = true;
+  options.nccl.collnet = true;
+  models::NodeSpec one_gpu = server();
+  one_gpu.gpus_per_node = 1;
+  one_gpu.nics_per_node = 1;
+  models::TopologySpec twelve = topology();
+  twelve.nodes = 12;
+  for (const models::SyncMode sync : {models::SyncMode::window, models::SyncMode::null_message}) {
+    models::SimulationSpec sim;
+    sim.partition = models::PartitionStrategy::metis;
+    sim.sync = sync;
+    sim.chunk_bytes = 256 << 10;
+    const CollectiveBench reference(server(), topology(), sim, core::Communicator::self(), options);
+    const CollectiveBench parallel(server(), topology(), sim, core::Communicator::world(), options);
+    for (const BenchCase& c : {BenchCase{Op::all_reduce, Algo::nvls_tree, 24, 3 << 20, 0},
+                               BenchCase{Op::all_reduce, Algo::collnet_direct, 24, 3 << 20, 0},
+                               BenchCase{Op::all_reduce, Algo::collnet_chain, 24, 3 << 20, 0}}) {
+      const BenchResult a = reference.run(c);
+      const BenchResult b = parallel.run(c);
+      EXPECT_EQ(a.time, b.time) << to_string(c.algo);
+      EXPECT_EQ(a.digest, b.digest) << to_string(c.algo);
+    }
+    const CollectiveBench ref_pat(one_gpu, twelve, sim, core::Communicator::self(), options);
+    const CollectiveBench par_pat(one_gpu, twelve, sim, core::Communicator::world(), options);
+    for (const Op op : {Op::all_gather, Op::reduce_scatter}) {
+      const BenchCase c{op, Algo::pat, 12, 3 << 20, 0};
+      const BenchResult a = ref_pat.run(c);
+      const BenchResult b = par_pat.run(c);
+      EXPECT_EQ(a.time, b.time) << to_string(op);
+      EXPECT_EQ(a.digest, b.digest) << to_string(op);
+      EXPECT_GT(a.time, core::SimTime::zero());
+    }
+  }
+}
+
 std::string name(const ::testing::TestParamInfo<Param>& p) {
   const auto [strategy, sync, network] = p.param;
   return std::string(partition::to_string(strategy)) + (sync == models::SyncMode::window ? "_window" : "_null") +

@@ -93,7 +93,7 @@ TEST(Nvls, NcclPicksItForLargeAllReducesOfMoreThanTwoGpusInOneServer) {
   EXPECT_EQ(nccl_algo(r, table.group(0), table.links(0), params), Algo::nvls);
   // Two GPUs: NVLS moves 1.5 S per port against the ring's S.
   EXPECT_NE(nccl_algo(r, table.group(1), table.links(1), params), Algo::nvls);
-  // Across servers NCCL runs NVLS only with CollNet (and NVLS-tree is not simulated).
+  // Across servers NCCL runs NVLS only with CollNet (NVLS-tree otherwise: nccl_algorithms_test.cpp).
   EXPECT_NE(nccl_algo(r, table.group(2), table.links(2), params), Algo::nvls);
   // Latency-bound sizes: the ring's LL beats NVLS's 25 us.
   r.bytes = 8 << 10;
