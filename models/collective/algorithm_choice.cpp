@@ -133,8 +133,10 @@ double all_reduce_estimate(Algo algo, const Group& group, const GroupLinks& link
 
 namespace {
 
-// Why a forced algorithm cannot run, for the error.
-const char* unavailable_why(Algo algo) {
+// Why a forced algorithm cannot run an op it is made for, for the error.
+const char* unavailable_why(Op op, Algo algo) {
+  const bool gather = op == Op::all_gather || op == Op::reduce_scatter;
+  if (algo == Algo::pat ? !gather : op != Op::all_reduce) return "";
   switch (algo) {
     case Algo::hierarchical: return " (hierarchical needs the same local GPUs on every server of the group)";
     case Algo::nvls:
@@ -144,8 +146,7 @@ const char* unavailable_why(Algo algo) {
              "least 2 GPUs of the group on each)";
     case Algo::collnet_direct:
     case Algo::collnet_chain:
-      return " (collnet needs hardware.nccl.collnet: true, NCCL's cost model, more than one server and an "
-             "all-reduce)";
+      return " (collnet needs hardware.nccl.collnet: true, NCCL's cost model and more than one server)";
     case Algo::pat:
       return " (pat needs hardware.nccl.pat, NCCL's cost model and one GPU of the group on each of several servers)";
     default: return "";
@@ -164,7 +165,7 @@ Algo choose_algo(const Request& request, const Group& group, const GroupLinks& l
     }
     choices.replace(choices.size() - 2, 2, " or auto");  // every op has at least one algorithm
     throw ConfigError(std::string("algorithm: expected ") + choices + " for " + to_string(request.op) +
-                      unavailable_why(request.algo) + ", found " + to_string(request.algo));
+                      unavailable_why(request.op, request.algo) + ", found " + to_string(request.algo));
   }
   if (request.algo != Algo::automatic) return request.algo;
   if (config.nccl_costs) return nccl_algo(request, group, links, config.nccl);

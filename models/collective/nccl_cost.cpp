@@ -51,9 +51,10 @@ Algo algo_of(NcclAlgo a) {
   return Algo::ring;
 }
 
-// The simulated pattern whose messages carry an NCCL algorithm (carrier_of,
-// nccl_cost.h): NVLS-tree and CollNet run the double binary tree's messages
-// (log-depth across servers, like them), PAT its own rounds, NVLS the ring's.
+// Which simulated pattern carries an NCCL algorithm's messages
+// (collective_state.cpp builds it): NVLS-tree and CollNet run the double
+// binary tree's (log-depth across servers, like them), PAT its own rounds
+// (rounds_run.h), NVLS and the ring the ring's.
 bool tree_carried(NcclAlgo a) {
   return a == NcclAlgo::tree || a == NcclAlgo::nvls_tree || a == NcclAlgo::collnet_direct ||
          a == NcclAlgo::collnet_chain;

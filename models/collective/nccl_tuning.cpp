@@ -69,8 +69,8 @@ bool applies(NcclFunc f, NcclAlgo a, Proto p, bool nvls, const NcclComm& c) {
   if (a == NcclAlgo::pat && (p != Proto::simple || !c.pat)) return false;
   // CollNet runs Simple only (tuning.cc zeroes its LL and LL128 bandwidths),
   // needs SHARP (NCCL_COLLNET_ENABLE) and more than one server; its
-  // all-gather and reduce-scatter also need the plugin's iallgather /
-  // ireducescatter, which the SHARP plugin does not offer: all-reduce only.
+  // all-gather and reduce-scatter also need a plugin with iallgather /
+  // ireducescatter and one NIC per GPU, which is not modelled: all-reduce only.
   if (collnet && (!c.collnet || c.nodes < 2 || p != Proto::simple || rs_ag)) return false;
   return true;
 }

@@ -51,6 +51,12 @@ expect_error "algorithm for op" '--algo: expected ring or auto for all_gather, f
   --op all_gather --algo tree --hardware "$hw" --topology "$topo"
 expect_error "hierarchical on part of a server" '--algo: .*hierarchical' \
   --op all_reduce --algo hierarchical --gpus 12 --hardware "$hw" --topology "$topo"
+expect_error "pat with several GPUs per server" '--algo: expected ring or auto for all_gather \(pat needs .*one GPU of the group on each of several servers\), found pat' \
+  --op all_gather --algo pat --hardware "$hw" --topology "$topo"
+expect_error "collnet without SHARP" '--algo: .*collnet needs hardware.nccl.collnet: true.*found collnet_direct' \
+  --op all_reduce --algo CollnetDirect --hardware "$hw" --topology "$topo"
+expect_error "unknown algorithm" '--algo: expected ring \| tree \| hierarchical .* \| pat \| auto, found .nvlstrees.' \
+  --op all_reduce --algo nvlstrees --hardware "$hw" --topology "$topo"
 expect_error "unknown op" '--op: expected all_reduce' --op allreduc --hardware "$hw" --topology "$topo"
 expect_error "bad size" '--min-bytes: expected a byte count' --op all_reduce --min-bytes 8Q --hardware "$hw" --topology "$topo"
 expect_error "sizes reversed" '--max-bytes: expected at least --min-bytes' \
