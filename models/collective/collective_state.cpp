@@ -77,9 +77,7 @@ void CollectiveState::build(const Group& g, int channels, const CollectiveConfig
     return;
   }
   // NVLS-tree and CollNet run the tree's messages (nccl_cost.h: their bytes, NCCL's time).
-  const bool tree_carried = algo_ == Algo::tree || algo_ == Algo::nvls_tree || algo_ == Algo::collnet_direct ||
-                            algo_ == Algo::collnet_chain;
-  if (request_.op == Op::all_reduce && tree_carried) {
+  if (request_.op == Op::all_reduce && runs_as_tree(algo_)) {
     pattern_ = Pattern::tree;
     for (int t = 0; t < 2; ++t) {
       for (int c = 0; c < channels; ++c) {

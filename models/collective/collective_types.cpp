@@ -77,6 +77,11 @@ std::string algo_names() {
   return out + "auto";
 }
 
+bool runs_as_tree(Algo algo) {
+  return algo == Algo::tree || algo == Algo::nvls_tree || algo == Algo::collnet_direct ||
+         algo == Algo::collnet_chain;
+}
+
 double bus_factor(Op op, int members) {
   const double n = members;
   switch (op) {

@@ -49,6 +49,10 @@ std::optional<Algo> parse_algo(std::string_view name);
 // Every algorithm name parse_algo takes, "a | b | ..." (for help and errors).
 std::string algo_names();
 
+// NCCL algorithms whose calls run the double binary tree's messages (tree,
+// and NVLS-tree and CollNet carrying their own bytes: nccl_cost.h).
+bool runs_as_tree(Algo algo);
+
 // nccl-tests' bus-bandwidth factor: busbw = algbw * factor (doc/PERFORMANCE.md
 // of github.com/NVIDIA/nccl-tests): 2(n-1)/n for all-reduce; (n-1)/n for
 // all-gather, reduce-scatter and all-to-all; 1 for broadcast and send/recv.

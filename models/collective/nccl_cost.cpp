@@ -53,12 +53,9 @@ Algo algo_of(NcclAlgo a) {
 
 // Which simulated pattern carries an NCCL algorithm's messages
 // (collective_state.cpp builds it): NVLS-tree and CollNet run the double
-// binary tree's (log-depth across servers, like them), PAT its own rounds
-// (rounds_run.h), NVLS and the ring the ring's.
-bool tree_carried(NcclAlgo a) {
-  return a == NcclAlgo::tree || a == NcclAlgo::nvls_tree || a == NcclAlgo::collnet_direct ||
-         a == NcclAlgo::collnet_chain;
-}
+// binary tree's (log-depth across servers, like them: runs_as_tree), PAT its
+// own rounds (rounds_run.h), NVLS and the ring the ring's.
+bool tree_carried(NcclAlgo a) { return runs_as_tree(algo_of(a)); }
 
 // Algorithms whose switches reduce or multicast: each port carries fewer
 // bytes than the pattern simulating them, so their wire factor may be below 1.

@@ -39,8 +39,8 @@ class RoundsRun {
 
  private:
   struct Channel {
-    int sent = 0;                        // rounds sent
-    std::vector<std::uint32_t> received; // per round
+    int sent = 0;               // rounds sent
+    std::uint32_t received = 0; // bit k: round k's message is here
     bool complete = false;
   };
   int distance(int round) const;        // 2^k, largest first when halving
@@ -48,6 +48,7 @@ class RoundsRun {
   void settle(Channel& c);
 
   const std::vector<int>* members_ = nullptr;
+  std::uint32_t all_rounds_ = 0;  // the received mask of a finished channel
   int me_ = 0;
   int rounds_ = 0;
   std::uint64_t bytes_ = 0;
