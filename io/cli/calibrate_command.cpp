@@ -44,6 +44,7 @@ struct CalibrateOptions {
   std::string topology;                 // what they ran on (default: one switch)
   int gpus = 0;                         // GPU count of the tables, when they do not say
   std::string op;                       // their operation, when they do not say
+  std::string gpus_per_thread;          // nccl-tests -g of tables that do not say: N, or "all"
   std::string output;
   std::vector<std::string> fixed;
   double holdout = 0.0;
@@ -177,10 +178,10 @@ std::string calibrated_yaml(const CalibrateOptions& o, const models::GpuSpec& fi
 }
 
 void print_tables(const char* label, const models::HardwareSpec& hw, const models::TopologySpec& topo,
-                  const std::vector<NcclTestsTable>& tables) {
+                  const std::vector<NcclTestsTable>& tables, double launch_us) {
   std::printf("  %s\n", label);
   for (const NcclTestsTable& t : tables) {
-    const TableError e = table_error(hw, topo, t);
+    const TableError e = table_error(hw, topo, t, launch_us);
     std::printf("    %-40s %-15s %3d GPUs  rows %3d  mean |time err| %5.1f %%  median signed %+6.1f %%\n",
                 std::filesystem::path(t.source).filename().string().c_str(), models::collective::to_string(t.op),
                 t.gpus, e.rows, 100 * e.mean_abs, 100 * e.median_signed);
@@ -193,6 +194,7 @@ std::string collective_yaml(const CalibrateOptions& o, const CollectiveFit& fit)
   const models::HardwareSpec& hw = fit.hardware;
   root["gpu"]["efficiency"]["communication_overhead_us"] = hw.gpu.efficiency.communication_overhead_us;
   root["nccl"]["latency_scale"] = hw.nccl.latency_scale;
+  if (fit.fitted_local_pass) root["nccl"]["local_pass_gbps"] = hw.nccl.local_pass_gbps;
   if (fit.across_servers) root["node"]["nic_efficiency"] = hw.node.nic_efficiency;
   else root["node"]["nvlink_efficiency"] = hw.node.nvlink_efficiency;
   char line[200];
@@ -205,9 +207,22 @@ std::string collective_yaml(const CalibrateOptions& o, const CollectiveFit& fit)
   return calibrated_text(root, o.hardware, o.nccl_tests, line);
 }
 
+// --gpus-per-thread: N, or "all" (the table's GPU count from one thread); 0 = not given.
+int gpus_per_thread(const CalibrateOptions& o) {
+  if (o.gpus_per_thread.empty()) return 0;
+  if (o.gpus_per_thread == "all") return -1;
+  try {
+    std::size_t used = 0;
+    const long v = std::stol(o.gpus_per_thread, &used);
+    if (used == o.gpus_per_thread.size() && v >= 1 && v <= 1000000) return static_cast<int>(v);
+  } catch (const std::exception&) {
+  }
+  throw ConfigError("--gpus-per-thread: expected a GPU count (1 or more) or 'all', found '" + o.gpus_per_thread + "'");
+}
+
 void run_collective_calibration(const CalibrateOptions& o, const models::HardwareSpec& hw, CommandContext& ctx) {
   std::vector<NcclTestsTable> read;
-  for (const auto& f : o.nccl_tests) read.push_back(read_nccl_tests(f, o.gpus, o.op));
+  for (const auto& f : o.nccl_tests) read.push_back(read_nccl_tests(f, o.gpus, o.op, gpus_per_thread(o)));
   const std::vector<NcclTestsTable> tables = power_of_two_rows(std::move(read));
   if (tables.empty()) throw ConfigError("calibrate --nccl-tests: expected rows at power-of-two sizes, found none");
   const models::TopologySpec topo =
@@ -215,22 +230,27 @@ void run_collective_calibration(const CalibrateOptions& o, const models::Hardwar
   if (!ctx.is_root()) return;
   std::printf("calibrating %s's collectives on %zu nccl-tests tables (power-of-two sizes)\n", hw.gpu.name.c_str(),
               tables.size());
-  print_tables("preset:", hw, topo, tables);
+  print_tables("preset (host launch not priced):", hw, topo, tables, 0);
   if (o.holdout > 0 && tables.size() >= 2) {
     // Fit on every other table by GPU count, check on the rest.
     std::vector<NcclTestsTable> sorted = tables, fit_on, check_on;
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.gpus < b.gpus; });
     for (std::size_t i = 0; i < sorted.size(); ++i) (i % 2 == 0 ? fit_on : check_on).push_back(sorted[i]);
     const CollectiveFit half = fit_collectives(hw, topo, fit_on);
-    print_tables("fitted on every other table, held-out tables:", half.hardware, topo, check_on);
+    print_tables("fitted on every other table, held-out tables:", half.hardware, topo, check_on, half.launch_us);
   }
   const CollectiveFit fit = fit_collectives(hw, topo, tables);
-  print_tables("fitted on all:", fit.hardware, topo, tables);
-  std::printf("fitted: nccl.latency_scale %.3f  communication_overhead_us %.2f  %s %.4f  (mean |log err| %.1f %%)\n",
-              fit.hardware.nccl.latency_scale, fit.hardware.gpu.efficiency.communication_overhead_us,
+  print_tables("fitted on all:", fit.hardware, topo, tables, fit.launch_us);
+  std::printf("fitted: nccl.latency_scale %.3f  communication_overhead_us %.2f  %s %.4f", fit.hardware.nccl.latency_scale,
+              fit.hardware.gpu.efficiency.communication_overhead_us,
               fit.across_servers ? "node.nic_efficiency" : "node.nvlink_efficiency",
-              fit.across_servers ? fit.hardware.node.nic_efficiency : fit.hardware.node.nvlink_efficiency,
-              100 * fit.error);
+              fit.across_servers ? fit.hardware.node.nic_efficiency : fit.hardware.node.nvlink_efficiency);
+  if (fit.fitted_local_pass) std::printf("  nccl.local_pass_gbps %.1f", fit.hardware.nccl.local_pass_gbps);
+  std::printf("  (mean |log err| %.1f %%)\n", 100 * fit.error);
+  if (fit.fitted_launch)
+    std::printf("the tables' host: %.2f us to launch one GPU's part of a call (nccl-tests -g; a property of the "
+                "measurement, not written to the hardware file; preflight collective --launch-us)\n",
+                fit.launch_us);
   if (!o.output.empty()) {
     write_file_atomically(o.output, collective_yaml(o, fit), "calibrate -o");
     std::printf("wrote %s\n", o.output.c_str());
@@ -302,10 +322,14 @@ void add_calibrate_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--data", options->data, "measured kernel CSV file or folder (models/compute/CALIBRATION.md format; repeatable)");
   cmd->add_option("--nccl-tests", options->nccl_tests,
                   "measured nccl-tests output (all_reduce_perf ... stdout, or CSV with size(B) and time(ns|us); "
-                  "repeatable): fit nccl.latency_scale, communication_overhead_us and the link efficiency");
+                  "repeatable): fit nccl.latency_scale, communication_overhead_us, the link efficiency and, from all-reduce "
+                  "tables at several GPU counts, nccl.local_pass_gbps");
   cmd->add_option("--topology", options->topology, "with --nccl-tests: the topology the tables ran on (default: one switch)");
   cmd->add_option("--gpus", options->gpus, "with --nccl-tests: GPU count of tables that do not say (CSV without <N>gpu)");
   cmd->add_option("--op", options->op, "with --nccl-tests: operation of tables that do not say (default all_reduce)");
+  cmd->add_option("--gpus-per-thread", options->gpus_per_thread,
+                  "with --nccl-tests: GPUs one host thread drove (nccl-tests -g) in tables that do not say: N, or all "
+                  "(all_reduce_perf -g 8 on one server); the host's launch time per GPU is then fitted too");
   cmd->add_option("-o,--output", options->output, "write the calibrated hardware YAML here");
   cmd->add_option("--holdout", options->holdout, "fraction of GEMM rows held out to report the fit's error on unseen shapes")
       ->check(CLI::Range(0.0, 0.9));

@@ -4,8 +4,12 @@
 // Each size is one simulation from time zero on idle links; the time is when
 // the last GPU finished, plus the hardware file's fixed per-collective
 // `communication_overhead_us` (launch and synchronisation, which nccl-tests
-// measures too; set it to 0 for pure network physics). Bandwidths follow
-// nccl-tests: algbw = bytes / time, busbw = algbw * bus_factor(op, n). The
+// measures too; set it to 0 for pure network physics). nccl-tests times
+// back-to-back calls from host threads that each launch their GPUs' kernels
+// one after another (its -g: GPUs per thread), so a call also takes at least
+// --gpus-per-thread x --launch-us: the host's side of a call, which a run of
+// `all_reduce_perf -g 8` on one server shows as a floor of 8 launches.
+// Bandwidths follow nccl-tests: algbw = bytes / time, busbw = algbw * bus_factor(op, n). The
 // data rows have nccl-tests' columns (size, count, type, redop, root, then
 // time, algbw, busbw, #wrong out of place and in place), so a predicted table
 // and a measured all_reduce_perf log can be compared line by line; what
@@ -21,6 +25,7 @@
 
 #include "core/communicator.h"
 #include "core/error.h"
+#include "io/cli/collective_fit.h"
 #include "io/cli/command.h"
 #include "io/cli/output_files.h"
 #include "io/cli/progress_line.h"
@@ -56,6 +61,8 @@ struct CollectiveOptions {
   std::string nvlink = "coarse";
   bool quiet = false;
   double progress_every_s = 0;
+  int gpus_per_thread = 1;  // nccl-tests -g
+  double launch_us = 0;     // host time to launch one GPU's part of a call
 };
 
 // "8M" -> 8 * 2^20. K, M, G, T are powers of two (as nccl-tests reads -b/-e);
@@ -133,6 +140,9 @@ void print_table(const CollectiveOptions& o, const config::ClusterSpec& spec, Op
               ranks, partition::to_string(sim.partition), sim.sync == models::SyncMode::window ? "window" : "null_message",
               sim.collective_model == models::CollectiveModel::nccl ? "nccl (NCCL 2.30.7 tuning constants)" : "links",
               overhead_us);
+  if (o.launch_us > 0)
+    std::printf("# host: %d GPU(s) per thread (nccl-tests -g), %g us to launch each: every time at least %g us\n",
+                o.gpus_per_thread, o.launch_us, o.gpus_per_thread * o.launch_us);
   std::printf("#\n#%74s%35s\n", "out-of-place", "in-place");
   std::printf("#%11s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root",
               "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
@@ -203,6 +213,8 @@ void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, con
   j["chunk_bytes"] = sim.chunk_bytes;
   j["nvlink"] = o.nvlink;
   j["communication_overhead_us"] = overhead_us;
+  j["gpus_per_thread"] = o.gpus_per_thread;
+  j["launch_us"] = o.launch_us;
   j["ranks"] = ranks;
   j["partition"] = partition::to_string(sim.partition);
   j["sync"] = sim.sync == models::SyncMode::window ? "window" : "null_message";
@@ -256,6 +268,9 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   BenchCase c;
   c.op = *op;
   c.gpus = o.gpus == 0 ? bench.graph().gpu_count() : o.gpus;
+  if (o.gpus_per_thread > c.gpus)
+    throw ConfigError("--gpus-per-thread: expected at most the " + std::to_string(c.gpus) + " GPUs of the call, found " +
+                      std::to_string(o.gpus_per_thread));
   c.bytes = min_bytes;
   c.algo = *algo;
   try {
@@ -271,7 +286,7 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   for (std::uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
     c.bytes = bytes;
     const BenchResult r = bench.run(c);
-    rows.push_back({bytes, r, r.time.us() + overhead_us});
+    rows.push_back({bytes, r, nccl_tests_time_us(r.time.us() + overhead_us, o.gpus_per_thread, o.launch_us)});
     if (bytes > max_bytes / 2) break;
   }
   progress.finish();
@@ -307,6 +322,13 @@ void add_collective_command(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::Range(0, models::collective::kMaxChannels));
   cmd->add_option("--nvlink", o->nvlink, "NVLink granularity in packet mode: coarse (one piece per message) | fine")
       ->check(CLI::IsMember({"coarse", "fine"}))->capture_default_str();
+  cmd->add_option("--gpus-per-thread", o->gpus_per_thread,
+                  "as nccl-tests -g: GPUs one host thread launches, one after another, for each call")
+      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cmd->add_option("--launch-us", o->launch_us,
+                  "host time to launch one GPU's part of a call, microseconds: every call takes at least "
+                  "--gpus-per-thread x this (0 = no host floor)")
+      ->check(CLI::Range(0.0, 1e6))->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress line on stderr");
   cmd->add_option("--progress-every", o->progress_every_s,
                   "when stderr is not a terminal (a batch log): a progress line every SECONDS")

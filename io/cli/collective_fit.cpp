@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/communicator.h"
 #include "io/run/collective_bench.h"
@@ -13,7 +14,7 @@ using run::BenchCase;
 using run::CollectiveBench;
 
 std::vector<double> predicted_us(const models::HardwareSpec& hw, const models::TopologySpec& topo,
-                                 const NcclTestsTable& t) {
+                                 const NcclTestsTable& t, double launch_us) {
   models::SimulationSpec sim;
   sim.network = models::NetworkMode::analytical;
   sim.partition = models::PartitionStrategy::block;
@@ -26,36 +27,54 @@ std::vector<double> predicted_us(const models::HardwareSpec& hw, const models::T
     c.op = t.op;
     c.gpus = t.gpus;
     c.bytes = r.bytes;
-    out.push_back(bench.run(c).time.us() + hw.gpu.efficiency.communication_overhead_us);
+    out.push_back(nccl_tests_time_us(bench.run(c).time.us() + hw.gpu.efficiency.communication_overhead_us,
+                                     t.gpus_per_thread, launch_us));
   }
   return out;
 }
 
-double log_error(const models::HardwareSpec& hw, const models::TopologySpec& topo,
-                 const std::vector<NcclTestsTable>& tables) {
+// One fitted figure: multiplicative steps for scales and fractions, additive
+// ones (us) for times; a step halves when neither direction improves.
+struct Knob {
+  double value;
+  double lo, hi;
+  double step, min_step;
+  bool additive;
+};
+
+// The figures as the search moves them. The local pass is searched as its
+// cost per MB (us), which starts at 0 (none) and moves additively.
+struct Figures {
+  models::HardwareSpec hw;
+  double launch_us = 0;
+};
+
+enum KnobIndex { kScale, kOverhead, kLink, kPassUsPerMb, kLaunch, kKnobs };
+
+Figures apply(const models::HardwareSpec& start, bool across, const Knob (&k)[kKnobs]) {
+  Figures f{start, k[kLaunch].value};
+  f.hw.nccl.latency_scale = k[kScale].value;
+  f.hw.gpu.efficiency.communication_overhead_us = k[kOverhead].value;
+  (across ? f.hw.node.nic_efficiency : f.hw.node.nvlink_efficiency) = k[kLink].value;
+  f.hw.nccl.local_pass_gbps = k[kPassUsPerMb].value > 0 ? 1e6 / (k[kPassUsPerMb].value * 1e3) : 0;  // 1 MB per x us
+  return f;
+}
+
+double log_error(const Figures& f, const models::TopologySpec& topo, const std::vector<NcclTestsTable>& tables) {
   double sum = 0;
   int n = 0;
   for (const NcclTestsTable& t : tables) {
-    const std::vector<double> p = predicted_us(hw, topo, t);
+    const std::vector<double> p = predicted_us(f.hw, topo, t, f.launch_us);
     for (std::size_t i = 0; i < p.size(); ++i, ++n) sum += std::abs(std::log(p[i] / t.rows[i].time_us));
   }
   return n > 0 ? sum / n : 0;
 }
 
-// The three fitted figures, as one vector.
-struct Knobs {
-  double* value[3];
-  double lo[3];
-  double hi[3];
-};
-
-Knobs knobs(models::HardwareSpec& hw, bool across) {
-  double* link = across ? &hw.node.nic_efficiency : &hw.node.nvlink_efficiency;
-  return {{&hw.nccl.latency_scale, &hw.gpu.efficiency.communication_overhead_us, link}, {0.1, 0.0, 0.3},
-          {10.0, 500.0, 1.0}};
-}
-
 }  // namespace
+
+double nccl_tests_time_us(double call_us, int gpus_per_thread, double launch_us) {
+  return std::max(call_us, gpus_per_thread * launch_us);
+}
 
 std::vector<NcclTestsTable> power_of_two_rows(std::vector<NcclTestsTable> tables) {
   for (NcclTestsTable& t : tables) {
@@ -74,8 +93,9 @@ models::TopologySpec bench_topology(const models::HardwareSpec& hw, const std::v
   return topo;
 }
 
-TableError table_error(const models::HardwareSpec& hw, const models::TopologySpec& topo, const NcclTestsTable& t) {
-  const std::vector<double> p = predicted_us(hw, topo, t);
+TableError table_error(const models::HardwareSpec& hw, const models::TopologySpec& topo, const NcclTestsTable& t,
+                       double launch_us) {
+  const std::vector<double> p = predicted_us(hw, topo, t, launch_us);
   TableError e;
   std::vector<double> signed_errors;
   for (std::size_t i = 0; i < p.size(); ++i) {
@@ -95,31 +115,51 @@ TableError table_error(const models::HardwareSpec& hw, const models::TopologySpe
 CollectiveFit fit_collectives(const models::HardwareSpec& start, const models::TopologySpec& topo,
                               const std::vector<NcclTestsTable>& tables) {
   CollectiveFit fit;
-  fit.hardware = start;
-  for (const NcclTestsTable& t : tables) fit.across_servers = fit.across_servers || t.gpus > start.node.gpus_per_node;
-  Knobs k = knobs(fit.hardware, fit.across_servers);
-  double best = log_error(fit.hardware, topo, tables);
-  // Multiplicative steps for the scale and the link fraction, additive (us)
-  // for the overhead; a step halves when neither direction improves.
-  double step[3] = {0.5, 16.0, 0.1};
-  for (int round = 0; round < 40 && (step[0] > 0.01 || step[1] > 0.25 || step[2] > 0.002); ++round) {
-    for (int i = 0; i < 3; ++i) {
+  std::set<int> all_reduce_sizes;
+  for (const NcclTestsTable& t : tables) {
+    fit.across_servers = fit.across_servers || t.gpus > start.node.gpus_per_node;
+    fit.fitted_launch = fit.fitted_launch || t.gpus_per_thread > 1;
+    if (t.op == models::collective::Op::all_reduce) all_reduce_sizes.insert(t.gpus);
+  }
+  // A pass independent of the group's size is seen only against more than one size.
+  fit.fitted_local_pass = all_reduce_sizes.size() >= 2;
+  const double pass_us_per_mb = start.nccl.local_pass_gbps > 0 ? 1e3 / start.nccl.local_pass_gbps : 0;
+  Knob k[kKnobs] = {
+      {start.nccl.latency_scale, 0.1, 10.0, 0.5, 0.01, false},
+      {start.gpu.efficiency.communication_overhead_us, 0.0, 500.0, 16.0, 0.25, true},
+      {fit.across_servers ? start.node.nic_efficiency : start.node.nvlink_efficiency, 0.3, 1.0, 0.1, 0.002, false},
+      {pass_us_per_mb, 0.0, 100.0, 1.0, 0.01, true},
+      {fit.fitted_launch ? 10.0 : 0.0, 0.0, 1000.0, 4.0, 0.1, true},
+  };
+  bool active[kKnobs] = {true, true, true, fit.fitted_local_pass, fit.fitted_launch};
+  double best = log_error(apply(start, fit.across_servers, k), topo, tables);
+  const auto steps_left = [&] {
+    for (int i = 0; i < kKnobs; ++i)
+      if (active[i] && k[i].step > k[i].min_step) return true;
+    return false;
+  };
+  for (int round = 0; round < 60 && steps_left(); ++round) {
+    for (int i = 0; i < kKnobs; ++i) {
+      if (!active[i]) continue;
       bool improved = false;
       for (double dir : {1.0, -1.0}) {
-        const double old = *k.value[i];
-        const double next = i == 1 ? old + dir * step[i] : old * (1 + dir * step[i]);
-        *k.value[i] = std::clamp(next, k.lo[i], k.hi[i]);
-        const double e = log_error(fit.hardware, topo, tables);
+        const double old = k[i].value;
+        const double next = k[i].additive ? old + dir * k[i].step : old * (1 + dir * k[i].step);
+        k[i].value = std::clamp(next, k[i].lo, k[i].hi);
+        const double e = log_error(apply(start, fit.across_servers, k), topo, tables);
         if (e < best - 1e-9) {
           best = e;
           improved = true;
           break;
         }
-        *k.value[i] = old;
+        k[i].value = old;
       }
-      if (!improved) step[i] /= 2;
+      if (!improved) k[i].step /= 2;
     }
   }
+  const Figures f = apply(start, fit.across_servers, k);
+  fit.hardware = f.hw;
+  fit.launch_us = f.launch_us;
   fit.error = best;
   return fit;
 }

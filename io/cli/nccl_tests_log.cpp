@@ -1,5 +1,6 @@
 #include "io/cli/nccl_tests_log.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -59,11 +60,17 @@ void read_csv(std::istream& in, const std::string& path, const std::string& head
 
 void read_log(std::istream& in, const std::string& path, std::string first, NcclTestsTable& t, std::string& op_name) {
   const std::regex start(R"(Collective test starting:\s*(\S+))");
+  const std::regex threads(R"(nThread\s+\d+\s+nGpus\s+(\d+))");
   int ranks = 0;
   std::string line = std::move(first);
   for (int n = 1;; ++n) {
     std::smatch m;
     if (std::regex_search(line, m, start)) op_name = m[1];
+    if (!line.empty() && line[0] == '#' && std::regex_search(line, m, threads)) {
+      const double g = number(path, n, m[1], "the GPUs per thread (nGpus)");
+      if (g < 1 || g > 1e6) bad(path, n, "expected nGpus between 1 and 1000000, found " + std::string(m[1]));
+      t.gpus_per_thread = static_cast<int>(g);
+    }
     if (line.rfind("#  Rank", 0) == 0) ++ranks;
     const std::vector<std::string> f = split(line, ' ');
     // A data row: 13 fields (12 without in-place checks), size and count integers.
@@ -78,7 +85,7 @@ void read_log(std::istream& in, const std::string& path, std::string first, Nccl
 
 }  // namespace
 
-NcclTestsTable read_nccl_tests(const std::string& path, int gpus, const std::string& op) {
+NcclTestsTable read_nccl_tests(const std::string& path, int gpus, const std::string& op, int gpus_per_thread) {
   std::ifstream in(path);
   if (!in) throw ConfigError("--nccl-tests: cannot read '" + path + "'");
   NcclTestsTable t;
@@ -106,6 +113,11 @@ NcclTestsTable read_nccl_tests(const std::string& path, int gpus, const std::str
     throw ConfigError(path + ": expected the GPU count (one '#  Rank' line per rank, '<N>gpu' in a CSV's name, or --gpus), found " +
                       std::to_string(t.gpus));
   if (t.rows.empty()) throw ConfigError(path + ": expected nccl-tests data rows (size count type ... time algbw busbw), found none");
+  if (gpus_per_thread > 0) t.gpus_per_thread = gpus_per_thread;
+  if (gpus_per_thread < 0) t.gpus_per_thread = t.gpus;
+  if (t.gpus_per_thread > t.gpus)
+    throw ConfigError(path + ": expected at most the table's " + std::to_string(t.gpus) + " GPUs per thread, found " +
+                      std::to_string(t.gpus_per_thread));
   return t;
 }
 

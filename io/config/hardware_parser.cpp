@@ -156,6 +156,7 @@ models::NcclSpec parse_nccl(const ConfigNode* node, const std::string& gpu_name)
   n.nvls = r.get_bool_or("nvls", n.nvls);
   n.collnet = r.get_bool_or("collnet", n.collnet);
   n.pat = r.get_bool_or("pat", n.pat);
+  n.local_pass_gbps = r.get_double_or("local_pass_gbps", n.local_pass_gbps, NumberRange::non_negative());
   r.finish();
   return n;
 }

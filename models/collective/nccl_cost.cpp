@@ -121,6 +121,7 @@ NcclParams nccl_params(const NcclSpec& hw, const SimulationSpec& sim) {
   p.nvls = hw.nvls;
   p.collnet = hw.collnet;
   p.pat = hw.pat;
+  p.local_pass_Bps = hw.local_pass_gbps * 1e9;
   switch (sim.nccl_proto) {
     case NcclProtocol::automatic: p.proto = Proto::automatic; break;
     case NcclProtocol::ll: p.proto = Proto::ll; break;
@@ -231,6 +232,17 @@ double links_latency_s(NcclFunc f, NcclAlgo a, const Group& g, const GroupLinks&
   return a == NcclAlgo::ring && f != NcclFunc::all_reduce ? latency / 2 : latency;  // n - 1 steps, not 2(n - 1)
 }
 
+namespace {
+
+// The all-reduce's pass over its buffer beyond NCCL's model
+// (hardware.nccl.local_pass_gbps): bytes / rate whatever the group's size.
+double local_pass_s(const Request& r, const NcclParams& params) {
+  if (r.op != Op::all_reduce || params.local_pass_Bps <= 0) return 0;
+  return static_cast<double>(r.bytes) / params.local_pass_Bps;
+}
+
+}  // namespace
+
 StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks& l, const NcclParams& params,
                    std::uint64_t pipeline_bytes) {
   if (is_p2p(r.op) || g.size() < 2) return simple_hops(l, params, false);
@@ -263,7 +275,10 @@ StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks
   const double links_s =
       links_latency_s(f, a, g, l, wire, s.wire_factor, pipeline_bytes, smallest_piece(s.proto, s.wire_factor));
   s.base = us(params.latency_scale * nccl_latency - links_s * 1e6);
-  s.floor = us(params.latency_scale * nccl_latency + static_cast<double>(r.bytes) / (nccl_algbw * 1e3));
+  // The floor carries the local pass too: on idle links the call takes
+  // NCCL's time plus the pass; the pattern's messages do not carry it.
+  s.floor = us(params.latency_scale * nccl_latency + static_cast<double>(r.bytes) / (nccl_algbw * 1e3) +
+               local_pass_s(r, params) * 1e6);
   return s;
 }
 
@@ -296,7 +311,7 @@ double idle_time_s(const Request& r, Algo algo, const Group& g, const GroupLinks
   const double algbw = simulated_algbw(f, a, c) * 1e9 / s.wire_factor;
   return s.base.seconds() + links_latency_s(f, a, g, l, bytes * s.wire_factor, s.wire_factor, pipeline_bytes,
                                                 smallest_piece(s.proto, s.wire_factor)) +
-         bytes / algbw;
+         bytes / algbw + local_pass_s(r, params);
 }
 
 }  // namespace pf::models::collective

@@ -56,6 +56,7 @@ struct NcclParams {
   bool nvls = false;                 // hardware nccl.nvls: NVLink SHARP offered to the choice (NCCL_NVLS_ENABLE)
   bool collnet = false;              // hardware nccl.collnet: SHARP in the switches (NCCL_COLLNET_ENABLE)
   bool pat = true;                   // hardware nccl.pat: PAT offered (NCCL_PAT_ENABLE)
+  double local_pass_Bps = 0;         // hardware nccl.local_pass_gbps in bytes/s: an all-reduce's extra pass over its buffer (0 = none)
 };
 
 NcclParams nccl_params(const NcclSpec& hardware, const SimulationSpec& simulation);

@@ -123,6 +123,13 @@ struct NcclSpec {
   // PAT for all-gather / reduce-scatter with one GPU per server
   // (NCCL_PAT_ENABLE, on by default where NCCL can run it).
   bool pat = true;
+  // An all-reduce's pass over its whole buffer beyond NCCL's model, GB/s:
+  // each call also costs bytes / this, whatever the group's size (a GPU reads
+  // its input and writes its output in its own memory once per call, while
+  // the link traffic grows as 2(n - 1)/n). 0 = none, NCCL's model alone.
+  // Measured where bus bandwidth rises with the GPU count (A100: 197 GB/s
+  // on 2 GPUs, 229 on 8; models/collective/README.md, "Checks").
+  double local_pass_gbps = 0;
 };
 
 // A prior on one cost-model parameter (models/uncertainty/README.md): the

@@ -81,14 +81,15 @@ printf 'M,N,K,t_measured_ms\n4096,4096,x,0.2\n' >"$tmp/bad.csv"
 expect_error "bad.csv:2" --hardware "$hw" --data "$tmp/bad.csv"
 
 # Collectives: fit an A100 preset with NCCL's defaults to measured nccl-tests
-# tables (2, 4, 8 GPUs; held out: every other one), then read an nccl-tests
-# stdout log. The fit must beat the defaults and land near the shipped figures.
+# tables (2, 4, 8 GPUs, read as `all_reduce_perf -g N` runs; held out: every
+# other one), then read nccl-tests stdout logs. The fit must beat the defaults
+# and land near the shipped figures, the host's launch time per GPU included.
 a100=$root/configs/hardware/a100-sxm-80gb.yaml
 sed -e 's/^  latency_scale:.*/  latency_scale: 1.0/' -e 's/^    communication_overhead_us:.*/    communication_overhead_us: 5/' \
     -e 's/^  nvlink_efficiency:.*/  nvlink_efficiency: 0.8/' "$a100" >"$tmp/a100-nccl.yaml"
 tables=()
 for n in 2 4 8; do tables+=(--nccl-tests "$root/configs/calibration/a100-nccl-allreduce/all_reduce_${n}gpu.csv"); done
-"$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" "${tables[@]}" --holdout 0.5 -o "$tmp/a100-fit.yaml" \
+"$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" "${tables[@]}" --gpus-per-thread all --holdout 0.5 -o "$tmp/a100-fit.yaml" \
   >"$tmp/coll.txt" 2>&1 || fail "collective calibration exited $?: $(tail -3 "$tmp/coll.txt")"
 grep -q "fitted: nccl.latency_scale" "$tmp/coll.txt" || fail "no fitted collective figures: $(cat "$tmp/coll.txt")"
 /usr/bin/python3 - "$tmp/coll.txt" "$tmp/a100-fit.yaml" <<'PY' || fail "collective fit"
@@ -103,7 +104,11 @@ y = open(sys.argv[2]).read()
 scale = float(re.search(r"latency_scale: ([0-9.e+-]+)", y).group(1))
 eff = float(re.search(r"nvlink_efficiency: ([0-9.e+-]+)", y).group(1))
 over = float(re.search(r"communication_overhead_us: ([0-9.e+-]+)", y).group(1))
-assert 0.3 < scale < 2 and 0.65 < eff < 0.8 and 10 < over < 50, (scale, eff, over)
+local = float(re.search(r"local_pass_gbps: ([0-9.e+-]+)", y).group(1))
+launch = float(re.search(r"the tables' host: ([0-9.]+) us to launch one GPU", text).group(1))
+assert 0.3 < scale < 2 and 0.8 < eff <= 1.0 and 10 < over < 50, (scale, eff, over)
+# The bus bandwidth's rise from 2 to 8 GPUs (197 -> 229 GB/s at 1 GiB) and the 6-8 GPU plateau at 1-4 MiB.
+assert 400 < local < 1000 and 9 < launch < 14, (local, launch)
 # Calibration narrows the fitted parameters' priors to the fit's error (>= 2 %).
 err = float(re.search(r"Collective fit: mean \|log time error\| ([0-9.]+)%", y).group(1)) / 100
 for key in ("nccl.latency_scale", "gpu.efficiency.communication_overhead_us", "node.nvlink_efficiency"):
@@ -135,6 +140,14 @@ LOG
 "$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" --nccl-tests "$tmp/all_reduce_perf.log" >"$tmp/log.txt" 2>&1 \
   || fail "calibrate on an nccl-tests log exited $?: $(tail -3 "$tmp/log.txt")"
 grep -q "all_reduce_perf.log.*all_reduce.*  4 GPUs  rows   3" "$tmp/log.txt" || fail "log not read as 3 rows on 4 GPUs: $(cat "$tmp/log.txt")"
+grep -q "the tables' host" "$tmp/log.txt" && fail "nGpus 1 (one GPU per thread) fitted a launch time: $(cat "$tmp/log.txt")"
+sed 's/nThread 1 nGpus 1 /nThread 1 nGpus 4 /' "$tmp/all_reduce_perf.log" >"$tmp/all_reduce_perf_g4.log"
+"$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" --nccl-tests "$tmp/all_reduce_perf_g4.log" >"$tmp/log4.txt" 2>&1 \
+  || fail "calibrate on an nccl-tests -g 4 log exited $?: $(tail -3 "$tmp/log4.txt")"
+grep -q "the tables' host: [0-9.]* us to launch one GPU" "$tmp/log4.txt" || fail "nGpus 4 not read as 4 GPUs per thread: $(cat "$tmp/log4.txt")"
+sed 's/nThread 1 nGpus 1 /nThread 1 nGpus 6 /' "$tmp/all_reduce_perf.log" >"$tmp/all_reduce_perf_g6.log"
+expect_error "at most the table's 4 GPUs per thread" --hardware "$a100" --nccl-tests "$tmp/all_reduce_perf_g6.log"
+expect_error "gpus-per-thread: expected a GPU count" --hardware "$a100" "${tables[@]}" --gpus-per-thread some
 printf 'size(B),count,type,time(ns)\n1048576,262144,float,abc\n' >"$tmp/bad_2gpu.csv"
 expect_error "bad_2gpu.csv:2" --hardware "$a100" --nccl-tests "$tmp/bad_2gpu.csv"
 cp "$root/configs/calibration/a100-nccl-allreduce/ml_engineering_8gpu.csv" "$tmp/unnamed.csv"

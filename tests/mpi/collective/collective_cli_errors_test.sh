@@ -61,8 +61,29 @@ expect_error "unknown op" '--op: expected all_reduce' --op allreduc --hardware "
 expect_error "bad size" '--min-bytes: expected a byte count' --op all_reduce --min-bytes 8Q --hardware "$hw" --topology "$topo"
 expect_error "sizes reversed" '--max-bytes: expected at least --min-bytes' \
   --op all_reduce --min-bytes 1G --max-bytes 1M --hardware "$hw" --topology "$topo"
+expect_error "more GPUs per thread than GPUs" '--gpus-per-thread: expected at most the 4 GPUs of the call, found 8' \
+  --op all_reduce --gpus 4 --gpus-per-thread 8 --launch-us 10 --hardware "$hw" --topology "$topo"
+expect_error "negative launch time" '--launch-us' --op all_reduce --launch-us -1 --hardware "$hw" --topology "$topo"
+sed 's/^  local_pass_gbps: .*/  local_pass_gbps: -5/' "$hw" > "$work/negative_pass.yaml"
+expect_error "negative local pass" 'negative_pass\.yaml:[0-9]+: hardware\.nccl\.local_pass_gbps: expected a number >= 0' \
+  --op all_reduce --hardware "$work/negative_pass.yaml" --topology "$topo"
 expect_error "no topology" '--topology: expected' --op all_reduce --hardware "$hw"
 expect_error "missing file" 'no_such\.yaml' --op all_reduce --hardware "$work/no_such.yaml" --topology "$topo"
+
+# nccl-tests -g: each call takes at least the thread's launches of its GPUs
+# (8 x 12.5 us = 100 us), and larger calls their own time.
+"$preflight" collective --op all_reduce --gpus 8 --gpus-per-thread 8 --launch-us 12.5 --min-bytes 1K --max-bytes 1G \
+  --hardware "$hw" --topology "$topo" --set topology.nodes=1 --quiet --json "$work/floor.json" > /dev/null 2>&1
+"$preflight" collective --op all_reduce --gpus 8 --min-bytes 1K --max-bytes 1G \
+  --hardware "$hw" --topology "$topo" --set topology.nodes=1 --quiet --json "$work/plain.json" > /dev/null 2>&1
+/usr/bin/python3 - "$work/floor.json" "$work/plain.json" <<'PY' || { echo "FAIL: host launch floor"; failures=$((failures + 1)); }
+import json, sys
+floor, plain = (json.load(open(p)) for p in sys.argv[1:])
+assert floor["gpus_per_thread"] == 8 and floor["launch_us"] == 12.5, floor
+for f, p in zip(floor["rows"], plain["rows"]):
+    assert abs(f["time_us"] - max(p["time_us"], 100.0)) < 1e-9, (f, p)
+assert floor["rows"][0]["time_us"] == 100.0 and floor["rows"][-1]["time_us"] > 100.0
+PY
 
 [ $failures -eq 0 ] && echo "PASS"
 exit $failures

@@ -23,11 +23,22 @@ preflight, root = sys.argv[1], sys.argv[2]
 calib = os.path.join(root, "configs/calibration/a100-nccl-allreduce")
 
 
-def predict(gpus, lo, hi, work):
+# vTrain's tables read as `all_reduce_perf -g N` runs: one host thread
+# launches every GPU's part of each call, 11.62 us each (the launch time
+# `preflight calibrate --nccl-tests ... --gpus-per-thread all` fits on the 2-,
+# 4- and 8-GPU tables with the preset's figures: at 1-4 MiB the 6-8 GPU
+# tables sit flat at ~6.9-11.6 us per GPU). The second machine's invocation
+# is not known: it is checked without a host floor (its 32 KiB row, 43.8 us,
+# is below eight such launches).
+VTRAIN_LAUNCH_US = 11.62
+
+
+def predict(gpus, lo, hi, work, gpus_per_thread=1, launch_us=0.0):
     out = os.path.join(work, f"p{gpus}.json")
     subprocess.run([preflight, "collective", "--op", "all_reduce", "--hardware", f"{root}/configs/hardware/a100-sxm-80gb.yaml",
                     "--topology", f"{root}/configs/topology/single-switch.yaml", "--set", "topology.nodes=1",
-                    "--gpus", str(gpus), "--min-bytes", str(lo), "--max-bytes", str(hi), "--quiet", "--json", out],
+                    "--gpus", str(gpus), "--min-bytes", str(lo), "--max-bytes", str(hi), "--quiet", "--json", out,
+                    "--gpus-per-thread", str(gpus_per_thread), "--launch-us", str(launch_us)],
                    check=True, stdout=subprocess.DEVNULL)
     return {r["bytes"]: r["busbw_gbps"] for r in json.load(open(out))["rows"]}
 
@@ -46,7 +57,7 @@ errors = []  # (table, gpus, bytes, signed error)
 with tempfile.TemporaryDirectory() as work:
     for n in range(2, 9):
         meas = measured_vtrain(n)
-        pred = predict(n, 1 << 20, 1 << 30, work)
+        pred = predict(n, 1 << 20, 1 << 30, work, gpus_per_thread=n, launch_us=VTRAIN_LAUNCH_US)
         errors += [("vtrain", n, b, pred[b] / meas[b] - 1) for b in pred if b in meas]
     meas = measured_second()
     pred = predict(8, 32 << 10, 16 << 30, work)
@@ -67,11 +78,17 @@ def summary(sel, label):
     return mean, worst
 
 
-big = summary([e for t, n, b, e in errors if b >= 64 << 20], ">= 64 MiB")
-mid = summary([e for t, n, b, e in errors if (1 << 20) <= b < 64 << 20], "1-64 MiB")
-held = summary([e for t, n, b, e in errors if t == "vtrain" and n in (3, 5, 6, 7)], "held-out vTrain (3, 5, 6, 7 GPUs)")
+vtrain = [(n, b, e) for t, n, b, e in errors if t == "vtrain"]
+big = summary([e for n, b, e in vtrain if b >= 64 << 20], "vTrain >= 64 MiB")
+mid = summary([e for n, b, e in vtrain if (1 << 20) <= b < 64 << 20], "vTrain 1-64 MiB")
+held = summary([e for n, b, e in vtrain if n in (3, 5, 6, 7)], "held-out vTrain (3, 5, 6, 7 GPUs)")
 second = summary([e for t, n, b, e in errors if t == "ml-engineering"], "second machine, 8 GPUs")
+# The target, row by row: within 10 % at >= 64 MiB, 20 % at 1-64 MiB.
+misses = [(n, b, e) for n, b, e in vtrain if abs(e) > (0.10 if b >= 64 << 20 else 0.20 if b >= 1 << 20 else 1)]
+print(f"vTrain rows outside the target (10 % at >= 64 MiB, 20 % at 1-64 MiB): {len(misses)} of {len(vtrain)}"
+      + "".join(f"\n  {n} GPUs {b} B {100 * e:+.1f}%" for n, b, e in misses))
 # Guards: what the model reaches (see the README) plus a small margin.
-ok = big[0] <= 0.06 and big[1] <= 0.17 and mid[0] <= 0.12 and mid[1] <= 0.70 and second[0] <= 0.20
+ok = (big[0] <= 0.04 and big[1] <= 0.08 and mid[0] <= 0.08 and mid[1] <= 0.25 and len(misses) <= 2
+      and second[0] <= 0.20)
 print("PASS" if ok else "FAIL: the NCCL model's agreement with measured nccl-tests regressed")
 sys.exit(0 if ok else 1)

@@ -91,13 +91,15 @@ double reference_us(Algo a, Proto p, int nodes, std::uint64_t bytes) {
 // --- the clusters ----------------------------------------------------------
 // Link latencies below NCCL's per-hop figures (NCCL's hardware latencies
 // include them); achievable rates as NCCL's topology sees them: 240 GB/s of
-// NVLink, 24 GB/s per NIC.
+// NVLink, 24 GB/s per NIC; no per-call pass over the buffer (the preset's
+// measured local_pass_gbps is not part of NCCL's model).
 config::ClusterSpec cluster(int nodes, const std::string& mode) {
   return test::nccl_preset("a100-sxm-80gb", "rail-optimized",
                            {"topology.nodes=" + std::to_string(nodes), "topology.nodes_per_leaf=4",
                             "hardware.node.nvlink_efficiency=0.8", "hardware.node.nic_efficiency=0.96",
                             "hardware.node.nvlink_latency_us=0.3", "hardware.node.nic_latency_us=1.0",
-                            "hardware.nccl.latency_scale=1", "simulation.network=" + mode});
+                            "hardware.nccl.latency_scale=1", "hardware.nccl.local_pass_gbps=0",
+                            "simulation.network=" + mode});
 }
 
 double simulated_us(const config::ClusterSpec& spec, Algo a, Proto p, int gpus, std::uint64_t bytes) {
