@@ -53,7 +53,8 @@ bool available(Op op, Algo algo, const Group& group, const NcclParams* nccl) {
       }
     case Op::all_gather:
     case Op::reduce_scatter:
-      return algo == Algo::ring || (algo == Algo::pat && nccl && nccl->pat && servers && group.max_per_node() == 1);
+      return algo == Algo::ring || (algo == Algo::pat && nccl && nccl->pat && servers && group.max_per_node() == 1) ||
+             (algo == Algo::collnet_direct && nccl && nccl->collnet && servers);
     case Op::broadcast: return algo == Algo::ring;
     case Op::all_to_all:
     case Op::send_recv:
@@ -136,7 +137,10 @@ namespace {
 // Why a forced algorithm cannot run an op it is made for, for the error.
 const char* unavailable_why(Op op, Algo algo) {
   const bool gather = op == Op::all_gather || op == Op::reduce_scatter;
-  if (algo == Algo::pat ? !gather : op != Op::all_reduce) return "";
+  const bool made_for = algo == Algo::pat              ? gather
+                        : algo == Algo::collnet_direct ? gather || op == Op::all_reduce
+                                                       : op == Op::all_reduce;
+  if (!made_for) return "";
   switch (algo) {
     case Algo::hierarchical: return " (hierarchical needs the same local GPUs on every server of the group)";
     case Algo::nvls:
@@ -146,7 +150,9 @@ const char* unavailable_why(Op op, Algo algo) {
              "least 2 GPUs of the group on each)";
     case Algo::collnet_direct:
     case Algo::collnet_chain:
-      return " (collnet needs hardware.nccl.collnet: true, NCCL's cost model and more than one server)";
+      return gather ? " (collnet_direct needs hardware.nccl.collnet: true, NCCL's cost model, more than one server and "
+                      "at most one GPU of the group per NIC)"
+                    : " (collnet needs hardware.nccl.collnet: true, NCCL's cost model and more than one server)";
     case Algo::pat:
       return " (pat needs hardware.nccl.pat, NCCL's cost model and one GPU of the group on each of several servers)";
     default: return "";
@@ -157,11 +163,16 @@ const char* unavailable_why(Op op, Algo algo) {
 
 Algo choose_algo(const Request& request, const Group& group, const GroupLinks& links, const CollectiveConfig& config) {
   const NcclParams* nccl = config.nccl_costs ? &config.nccl : nullptr;
-  if (!available(request.op, request.algo, group, nccl)) {
+  // CollNet's all-gather / reduce-scatter needs a NIC for each of a server's
+  // GPUs (NCCL: 1:1 GPU:NIC), which only the links know.
+  const bool gather = request.op == Op::all_gather || request.op == Op::reduce_scatter;
+  const bool nic_short = gather && request.algo == Algo::collnet_direct && group.max_per_node() > std::max(1, links.rails);
+  if (nic_short || !available(request.op, request.algo, group, nccl)) {
     std::string choices;
     for (Algo a : {Algo::ring, Algo::tree, Algo::hierarchical, Algo::direct, Algo::nvls, Algo::nvls_tree,
                    Algo::collnet_direct, Algo::collnet_chain, Algo::pat}) {
-      if (available(request.op, a, group, nccl)) choices += std::string(to_string(a)) + ", ";
+      if (available(request.op, a, group, nccl) && !(nic_short && a == Algo::collnet_direct))
+        choices += std::string(to_string(a)) + ", ";
     }
     choices.replace(choices.size() - 2, 2, " or auto");  // every op has at least one algorithm
     throw ConfigError(std::string("algorithm: expected ") + choices + " for " + to_string(request.op) +

@@ -52,10 +52,11 @@ Algo algo_of(NcclAlgo a) {
 }
 
 // Which simulated pattern carries an NCCL algorithm's messages
-// (collective_state.cpp builds it): NVLS-tree and CollNet run the double
-// binary tree's (log-depth across servers, like them: runs_as_tree), PAT its
-// own rounds (rounds_run.h), NVLS and the ring the ring's.
-bool tree_carried(NcclAlgo a) { return runs_as_tree(algo_of(a)); }
+// (collective_state.cpp builds it): NVLS-tree's and CollNet's all-reduces run
+// the double binary tree's (log-depth across servers, like them:
+// runs_as_tree), PAT its own rounds (rounds_run.h), NVLS, the ring and
+// CollNet's all-gathers and reduce-scatters the ring's.
+bool tree_carried(NcclFunc f, NcclAlgo a) { return f == NcclFunc::all_reduce && runs_as_tree(algo_of(a)); }
 
 // Algorithms whose switches reduce or multicast: each port carries fewer
 // bytes than the pattern simulating them, so their wire factor may be below 1.
@@ -77,7 +78,7 @@ double total_GBps(const NcclComm& c) { return c.channels * (c.nodes <= 2 ? c.bw_
 // the ring moves, (n - 1)/n of the buffer through each port.
 double simulated_algbw(NcclFunc f, NcclAlgo a, const NcclComm& c) {
   const double total = total_GBps(c);
-  if (tree_carried(a)) return total * 0.5;
+  if (tree_carried(f, a)) return total * 0.5;
   return total * c.ranks / ring_steps(f, c.ranks);
 }
 
@@ -197,7 +198,7 @@ Algo nccl_algo(const Request& r, const Group& g, const GroupLinks& l, const Nccl
                         NcclAlgo::collnet_direct, NcclAlgo::collnet_chain},
                        params.proto);
   } else {
-    best = nccl_choose(t, f, r.bytes, c, {NcclAlgo::ring, NcclAlgo::pat}, params.proto);
+    best = nccl_choose(t, f, r.bytes, c, {NcclAlgo::ring, NcclAlgo::pat, NcclAlgo::collnet_direct}, params.proto);
   }
   return best ? algo_of(best->algo) : Algo::ring;
 }
@@ -221,7 +222,7 @@ double links_latency_s(NcclFunc f, NcclAlgo a, const Group& g, const GroupLinks&
   // PAT's rounds: one network hop each, back to back (rounds_run.h).
   if (a == NcclAlgo::pat) return pat_rounds(g.size()) * l.inter_latency_s;
   const auto bytes = static_cast<std::uint64_t>(wire_bytes);
-  const Algo algo = tree_carried(a) ? Algo::tree : Algo::ring;
+  const Algo algo = tree_carried(f, a) ? Algo::tree : Algo::ring;
   // Pieces as the simulation cuts them: at most pipeline_bytes on the wire
   // (collective_state.cpp), at least the protocol's smallest, `w` times its payload.
   const double w = std::max(1.0, wire_factor);

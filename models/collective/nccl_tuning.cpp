@@ -69,9 +69,12 @@ bool applies(NcclFunc f, NcclAlgo a, Proto p, bool nvls, const NcclComm& c) {
   if (a == NcclAlgo::pat && (p != Proto::simple || !c.pat)) return false;
   // CollNet runs Simple only (tuning.cc zeroes its LL and LL128 bandwidths),
   // needs SHARP (NCCL_COLLNET_ENABLE) and more than one server; its
-  // all-gather and reduce-scatter also need a plugin with iallgather /
-  // ireducescatter and one NIC per GPU, which is not modelled: all-reduce only.
-  if (collnet && (!c.collnet || c.nodes < 2 || p != Proto::simple || rs_ag)) return false;
+  // all-gather and reduce-scatter (direct only) a plugin with iallgather /
+  // ireducescatter, taken as given with hardware.nccl.collnet, and no more
+  // GPUs on a server than heads (tuning.cc: "AllGather/ReduceScatter requires
+  // 1:1 GPU:NIC").
+  if (collnet && (!c.collnet || c.nodes < 2 || p != Proto::simple)) return false;
+  if (collnet && rs_ag && (c.ranks + c.nodes - 1) / c.nodes > c.collnet_heads) return false;
   return true;
 }
 
@@ -122,7 +125,12 @@ double bus_bandwidth(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
     bus = std::min(bus * (c.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), c.channels * kPerChMaxTreeLL128Bw[arch][index2]);
   if (a == NcclAlgo::tree && c.tree_pattern_tree) bus *= .85;
   if (a == NcclAlgo::pat) bus *= .75;
-  if (a == NcclAlgo::collnet_direct) {
+  const bool rs_ag = f == NcclFunc::reduce_scatter || f == NcclFunc::all_gather;
+  if (a == NcclAlgo::collnet_direct && rs_ag) {
+    // Each of the server's GPUs streams through its own head: ppn x the
+    // head's rate, the network side x0.9.
+    bus = ppn * std::min(c.collnet_bw, c.collnet_bw * 0.9);
+  } else if (a == NcclAlgo::collnet_direct) {
     // Every GPU should have a NIC of its own to run at full speed: the GPU /
     // NIC ratio, halfway back to 1, divides the bandwidth; Hopper and later x0.85.
     double factor = ppn / channels;
@@ -130,8 +138,8 @@ double bus_bandwidth(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
     bus /= factor;
     if (c.arch == NcclArch::hopper || c.arch == NcclArch::blackwell) bus *= .85;
   }
-  // Bus to algorithm bandwidth (all but PAT's all-gather / reduce-scatter).
-  const bool rs_ag = f == NcclFunc::reduce_scatter || f == NcclFunc::all_gather;
+  // Bus to algorithm bandwidth (all but the all-gathers / reduce-scatters of
+  // PAT and CollNet, whose figures tuning.cc keeps as they are).
   if (!(a != NcclAlgo::ring && rs_ag)) {
     const bool ring_like = a == NcclAlgo::ring || a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree;
     bus *= ring_like ? static_cast<double>(c.ranks) / nsteps(f, c.ranks) : 0.5;

@@ -63,6 +63,16 @@ double collnet_reference_us(Algo a, std::uint64_t bytes) {
   return lat + static_cast<double>(bytes) / (1000 * bus * 0.5);
 }
 
+// CollNet direct all-gather / reduce-scatter over 4 servers of 8 H100, one
+// NIC each: tuning.cc's ppn x min(bwIntra, bwInter x 0.9) with the CollNet
+// graph's 46.35 GB/s per head, kept as algorithm bandwidth; the all-reduce's
+// direct latency.
+double collnet_gather_reference_us(std::uint64_t bytes) {
+  const double per_head = std::min(kNic, kNvlink / 8);
+  const double bw = 8 * std::min(per_head, per_head * 0.9);
+  return 2 * (3.7 + 7 * 0.4) + 31.0 + static_cast<double>(bytes) / (1000 * bw);
+}
+
 // PAT all-gather / reduce-scatter over n servers of one H100 and one NIC:
 // two channels of 24 GB/s, x0.75, no conversion to algorithm bandwidth;
 // latency: base 8 us + log2(n) x (network tree Simple 14 us / 3.5) + n x 2.8 us.
@@ -129,6 +139,17 @@ TEST_P(NcclAlgorithms, CollNetTakesNcclsPredictedTimeOnIdleLinks) {
   }
 }
 
+TEST_P(NcclAlgorithms, CollNetGathersTakeNcclsPredictedTimeOnIdleLinks) {
+  const auto b = test::bench(h100(4, GetParam(), {"hardware.nccl.collnet=true"}));
+  for (Op op : {Op::all_gather, Op::reduce_scatter}) {
+    for (std::uint64_t s = 1 << 10; s <= (8ull << 30); s *= 64) {
+      const double want = collnet_gather_reference_us(s);
+      const double got = test::run_us(b, op, Algo::collnet_direct, 32, s);
+      EXPECT_NEAR(got / want, 1.0, 0.05) << to_string(op) << ", " << s << " B: NCCL " << want << " us, simulated " << got;
+    }
+  }
+}
+
 TEST_P(NcclAlgorithms, PatRoundsTakeNcclsPredictedTimeOnIdleLinks) {
   for (int n : {8, 48, 64}) {  // 48: Bruck's rounds with a short last round
     const auto b = test::bench(one_gpu_servers(n, GetParam()));
@@ -179,6 +200,27 @@ TEST(Pat, NcclPicksItForSmallGathersOverManyServersAndTheRingForLargeOnes) {
   EXPECT_EQ(chosen(one_gpu_servers(64, "analytical", {"hardware.nccl.pat=false"}), Op::all_gather, first(64), 1 << 20),
             Algo::ring);
   EXPECT_EQ(chosen(h100(8, "analytical"), Op::all_gather, first(64), 1 << 20), Algo::ring);
+}
+
+TEST(CollNet, GathersOnlyWithANicPerGpuAndThenForSmallSizes) {
+  const std::uint64_t small = 256 << 10;
+  EXPECT_EQ(chosen(h100(4, "analytical"), Op::all_gather, first(32), small), Algo::ring);
+  const auto sharp = h100(4, "analytical", {"hardware.nccl.collnet=true"});
+  for (Op op : {Op::all_gather, Op::reduce_scatter}) {
+    EXPECT_EQ(chosen(sharp, op, first(32), small), Algo::collnet_direct) << to_string(op);
+    // One latency across servers (44 us) against the ring's 31 steps (55 us, LL).
+    const auto b = test::bench(sharp);
+    EXPECT_LT(test::run_us(b, op, Algo::automatic, 32, small), 0.9 * test::run_us(b, op, Algo::ring, 32, small));
+  }
+  // Two GPUs per NIC: NCCL needs one each (1:1 GPU:NIC), so never, and forcing it is an error.
+  const auto shared = h100(4, "analytical", {"hardware.nccl.collnet=true", "hardware.node.nics_per_node=4"});
+  EXPECT_EQ(chosen(shared, Op::all_gather, first(32), small), Algo::ring);
+  try {
+    test::run_us(test::bench(shared), Op::all_gather, Algo::collnet_direct, 32, small);
+    ADD_FAILURE() << "collnet_direct all-gather with two GPUs per NIC ran";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most one GPU of the group per NIC"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CollNet, OnlyWhereTheFabricReducesAndThenForSmallAllReduces) {
