@@ -20,6 +20,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,8 @@ struct CollectiveOptions {
   std::string nvlink = "coarse";
   bool quiet = false;
   double progress_every_s = 0;
-  int gpus_per_thread = 1;  // nccl-tests -g
+  std::string gpus_per_thread_text = "1";  // --gpus-per-thread: N, or all
+  int gpus_per_thread = 1;                  // nccl-tests -g, resolved against the call's GPUs
   double launch_us = 0;     // host time to launch one GPU's part of a call
 };
 
@@ -227,7 +229,26 @@ void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, con
   write_file_atomically(o.json_path, j.dump(2) + "\n", "--json");
 }
 
-void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
+// --gpus-per-thread: a count of 1 or more, or all (every GPU of the call from one thread).
+int gpus_per_thread(const std::string& text, int gpus) {
+  if (text == "all") return gpus;
+  try {
+    std::size_t used = 0;
+    const long v = std::stol(text, &used);
+    if (used == text.size() && v >= 1 && v <= 1000000) {
+      if (v > gpus)
+        throw ConfigError("--gpus-per-thread: expected at most the " + std::to_string(gpus) + " GPUs of the call, found " +
+                          text);
+      return static_cast<int>(v);
+    }
+  } catch (const std::invalid_argument&) {
+  } catch (const std::out_of_range&) {
+  }
+  throw ConfigError("--gpus-per-thread: expected a GPU count (1 or more) or all, found '" + text + "'");
+}
+
+void run_collective(const CollectiveOptions& given, CommandContext& ctx) {
+  CollectiveOptions o = given;  // --gpus-per-thread resolved below
   const auto op = models::collective::parse_op(o.op);
   if (!op || *op == Op::send || *op == Op::recv)
     throw ConfigError("--op: expected all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or send_recv, found '" +
@@ -268,9 +289,7 @@ void run_collective(const CollectiveOptions& o, CommandContext& ctx) {
   BenchCase c;
   c.op = *op;
   c.gpus = o.gpus == 0 ? bench.graph().gpu_count() : o.gpus;
-  if (o.gpus_per_thread > c.gpus)
-    throw ConfigError("--gpus-per-thread: expected at most the " + std::to_string(c.gpus) + " GPUs of the call, found " +
-                      std::to_string(o.gpus_per_thread));
+  o.gpus_per_thread = gpus_per_thread(o.gpus_per_thread_text, c.gpus);
   c.bytes = min_bytes;
   c.algo = *algo;
   try {
@@ -322,9 +341,9 @@ void add_collective_command(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::Range(0, models::collective::kMaxChannels));
   cmd->add_option("--nvlink", o->nvlink, "NVLink granularity in packet mode: coarse (one piece per message) | fine")
       ->check(CLI::IsMember({"coarse", "fine"}))->capture_default_str();
-  cmd->add_option("--gpus-per-thread", o->gpus_per_thread,
-                  "as nccl-tests -g: GPUs one host thread launches, one after another, for each call")
-      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cmd->add_option("--gpus-per-thread", o->gpus_per_thread_text,
+                  "as nccl-tests -g: GPUs one host thread launches, one after another, for each call (a count, or all)")
+      ->capture_default_str();
   cmd->add_option("--launch-us", o->launch_us,
                   "host time to launch one GPU's part of a call, microseconds: every call takes at least "
                   "--gpus-per-thread x this (0 = no host floor)")

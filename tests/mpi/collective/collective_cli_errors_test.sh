@@ -63,6 +63,8 @@ expect_error "sizes reversed" '--max-bytes: expected at least --min-bytes' \
   --op all_reduce --min-bytes 1G --max-bytes 1M --hardware "$hw" --topology "$topo"
 expect_error "more GPUs per thread than GPUs" '--gpus-per-thread: expected at most the 4 GPUs of the call, found 8' \
   --op all_reduce --gpus 4 --gpus-per-thread 8 --launch-us 10 --hardware "$hw" --topology "$topo"
+expect_error "bad GPUs per thread" "--gpus-per-thread: expected a GPU count \(1 or more\) or all, found 'some'" \
+  --op all_reduce --gpus-per-thread some --hardware "$hw" --topology "$topo"
 expect_error "negative launch time" '--launch-us' --op all_reduce --launch-us -1 --hardware "$hw" --topology "$topo"
 sed 's/^  local_pass_gbps: .*/  local_pass_gbps: -5/' "$hw" > "$work/negative_pass.yaml"
 expect_error "negative local pass" 'negative_pass\.yaml:[0-9]+: hardware\.nccl\.local_pass_gbps: expected a number >= 0' \
@@ -76,6 +78,10 @@ expect_error "missing file" 'no_such\.yaml' --op all_reduce --hardware "$work/no
   --hardware "$hw" --topology "$topo" --set topology.nodes=1 --quiet --json "$work/floor.json" > /dev/null 2>&1
 "$preflight" collective --op all_reduce --gpus 8 --min-bytes 1K --max-bytes 1G \
   --hardware "$hw" --topology "$topo" --set topology.nodes=1 --quiet --json "$work/plain.json" > /dev/null 2>&1
+# `all`: every GPU of the call from one thread (all_reduce_perf -g 8 on one server).
+"$preflight" collective --op all_reduce --gpus 8 --gpus-per-thread all --launch-us 12.5 --min-bytes 1K --max-bytes 1K \
+  --hardware "$hw" --topology "$topo" --set topology.nodes=1 --quiet --json "$work/all.json" > /dev/null 2>&1
+grep -q '"gpus_per_thread": 8' "$work/all.json" || { echo "FAIL: --gpus-per-thread all is not the call's 8 GPUs"; failures=$((failures + 1)); }
 /usr/bin/python3 - "$work/floor.json" "$work/plain.json" <<'PY' || { echo "FAIL: host launch floor"; failures=$((failures + 1)); }
 import json, sys
 floor, plain = (json.load(open(p)) for p in sys.argv[1:])
