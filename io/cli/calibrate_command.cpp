@@ -207,6 +207,21 @@ std::string collective_yaml(const CalibrateOptions& o, const CollectiveFit& fit)
   return calibrated_text(root, o.hardware, o.nccl_tests, line);
 }
 
+// A table whose time stays flat while the size doubles twice, at the small
+// end, looks host-bound: nccl-tests launching several GPUs from one thread
+// (-g) that the tables do not say; the user is told how to say it.
+void hint_host_bound(const std::vector<NcclTestsTable>& tables) {
+  for (const NcclTestsTable& t : tables) {
+    if (t.gpus_per_thread > 1 || t.rows.size() < 3) continue;
+    const double a = t.rows[0].time_us, c = t.rows[2].time_us;
+    if (t.rows[2].bytes < 4 * t.rows[0].bytes || c > 1.1 * a) continue;
+    std::printf("note: %s stays at %.1f-%.1f us from %llu to %llu bytes, as if host-bound: if it ran as "
+                "all_reduce_perf -g N (one thread launching every GPU), give --gpus-per-thread all\n",
+                std::filesystem::path(t.source).filename().string().c_str(), a, c,
+                static_cast<unsigned long long>(t.rows[0].bytes), static_cast<unsigned long long>(t.rows[2].bytes));
+  }
+}
+
 // --gpus-per-thread: N, or "all" (the table's GPU count from one thread); 0 = not given.
 int gpus_per_thread(const CalibrateOptions& o) {
   if (o.gpus_per_thread.empty()) return 0;
@@ -231,6 +246,7 @@ void run_collective_calibration(const CalibrateOptions& o, const models::Hardwar
   std::printf("calibrating %s's collectives on %zu nccl-tests tables (power-of-two sizes)\n", hw.gpu.name.c_str(),
               tables.size());
   print_tables("preset (host launch not priced):", hw, topo, tables, 0);
+  hint_host_bound(tables);
   if (o.holdout > 0 && tables.size() >= 2) {
     // Fit on every other table by GPU count, check on the rest.
     std::vector<NcclTestsTable> sorted = tables, fit_on, check_on;

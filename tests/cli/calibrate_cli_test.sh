@@ -92,6 +92,13 @@ for n in 2 4 8; do tables+=(--nccl-tests "$root/configs/calibration/a100-nccl-al
 "$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" "${tables[@]}" --gpus-per-thread all --holdout 0.5 -o "$tmp/a100-fit.yaml" \
   >"$tmp/coll.txt" 2>&1 || fail "collective calibration exited $?: $(tail -3 "$tmp/coll.txt")"
 grep -q "fitted: nccl.latency_scale" "$tmp/coll.txt" || fail "no fitted collective figures: $(cat "$tmp/coll.txt")"
+grep -q "^note:" "$tmp/coll.txt" && fail "host-bound hint given with --gpus-per-thread: $(grep '^note:' "$tmp/coll.txt")"
+# Without it, the 8-GPU table's flat 1-4 MiB (92.8-95.8 us) is pointed out; the 2-GPU one (44-61 us) is not.
+"$preflight" calibrate --hardware "$tmp/a100-nccl.yaml" "${tables[@]}" >"$tmp/coll_nog.txt" 2>&1 \
+  || fail "collective calibration without --gpus-per-thread exited $?: $(tail -3 "$tmp/coll_nog.txt")"
+grep -q "^note: all_reduce_8gpu.csv stays at .* give --gpus-per-thread all" "$tmp/coll_nog.txt" \
+  || fail "no host-bound hint for the 8-GPU table: $(cat "$tmp/coll_nog.txt")"
+grep -q "^note: all_reduce_2gpu.csv" "$tmp/coll_nog.txt" && fail "host-bound hint for the 2-GPU table: $(grep '^note:' "$tmp/coll_nog.txt")"
 /usr/bin/python3 - "$tmp/coll.txt" "$tmp/a100-fit.yaml" <<'PY' || fail "collective fit"
 import re, sys
 text = open(sys.argv[1]).read()
