@@ -222,22 +222,10 @@ void hint_host_bound(const std::vector<NcclTestsTable>& tables) {
   }
 }
 
-// --gpus-per-thread: N, or "all" (the table's GPU count from one thread); 0 = not given.
-int gpus_per_thread(const CalibrateOptions& o) {
-  if (o.gpus_per_thread.empty()) return 0;
-  if (o.gpus_per_thread == "all") return -1;
-  try {
-    std::size_t used = 0;
-    const long v = std::stol(o.gpus_per_thread, &used);
-    if (used == o.gpus_per_thread.size() && v >= 1 && v <= 1000000) return static_cast<int>(v);
-  } catch (const std::exception&) {
-  }
-  throw ConfigError("--gpus-per-thread: expected a GPU count (1 or more) or 'all', found '" + o.gpus_per_thread + "'");
-}
-
 void run_collective_calibration(const CalibrateOptions& o, const models::HardwareSpec& hw, CommandContext& ctx) {
   std::vector<NcclTestsTable> read;
-  for (const auto& f : o.nccl_tests) read.push_back(read_nccl_tests(f, o.gpus, o.op, gpus_per_thread(o)));
+  const int per_thread = o.gpus_per_thread.empty() ? 0 : parse_gpus_per_thread(o.gpus_per_thread);
+  for (const auto& f : o.nccl_tests) read.push_back(read_nccl_tests(f, o.gpus, o.op, per_thread));
   const std::vector<NcclTestsTable> tables = power_of_two_rows(std::move(read));
   if (tables.empty()) throw ConfigError("calibrate --nccl-tests: expected rows at power-of-two sizes, found none");
   const models::TopologySpec topo =

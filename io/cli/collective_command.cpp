@@ -20,7 +20,6 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +27,7 @@
 #include "core/error.h"
 #include "io/cli/collective_fit.h"
 #include "io/cli/command.h"
+#include "io/cli/nccl_tests_log.h"
 #include "io/cli/output_files.h"
 #include "io/cli/progress_line.h"
 #include "io/config/cluster_loader.h"
@@ -229,22 +229,13 @@ void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, con
   write_file_atomically(o.json_path, j.dump(2) + "\n", "--json");
 }
 
-// --gpus-per-thread: a count of 1 or more, or all (every GPU of the call from one thread).
+// --gpus-per-thread against the call's GPUs: all of them for "all", at most them otherwise.
 int gpus_per_thread(const std::string& text, int gpus) {
-  if (text == "all") return gpus;
-  try {
-    std::size_t used = 0;
-    const long v = std::stol(text, &used);
-    if (used == text.size() && v >= 1 && v <= 1000000) {
-      if (v > gpus)
-        throw ConfigError("--gpus-per-thread: expected at most the " + std::to_string(gpus) + " GPUs of the call, found " +
-                          text);
-      return static_cast<int>(v);
-    }
-  } catch (const std::invalid_argument&) {
-  } catch (const std::out_of_range&) {
-  }
-  throw ConfigError("--gpus-per-thread: expected a GPU count (1 or more) or all, found '" + text + "'");
+  const int v = parse_gpus_per_thread(text);
+  if (v < 0) return gpus;
+  if (v > gpus)
+    throw ConfigError("--gpus-per-thread: expected at most the " + std::to_string(gpus) + " GPUs of the call, found " + text);
+  return v;
 }
 
 void run_collective(const CollectiveOptions& given, CommandContext& ctx) {

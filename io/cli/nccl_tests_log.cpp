@@ -85,6 +85,17 @@ void read_log(std::istream& in, const std::string& path, std::string first, Nccl
 
 }  // namespace
 
+int parse_gpus_per_thread(const std::string& text) {
+  if (text == "all") return -1;
+  try {
+    std::size_t used = 0;
+    const long v = std::stol(text, &used);
+    if (used == text.size() && v >= 1 && v <= 1000000) return static_cast<int>(v);
+  } catch (const std::exception&) {
+  }
+  throw ConfigError("--gpus-per-thread: expected a GPU count (1 or more) or all, found '" + text + "'");
+}
+
 NcclTestsTable read_nccl_tests(const std::string& path, int gpus, const std::string& op, int gpus_per_thread) {
   std::ifstream in(path);
   if (!in) throw ConfigError("--nccl-tests: cannot read '" + path + "'");

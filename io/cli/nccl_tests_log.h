@@ -38,6 +38,11 @@ struct NcclTestsTable {
 };
 
 // Throws pf::ConfigError naming the file and line on what it cannot read.
+// --gpus-per-thread as both commands take it: a count of 1 or more, or
+// "all" (returned as -1: every GPU of the table or call from one thread).
+// Throws pf::ConfigError naming the option otherwise.
+int parse_gpus_per_thread(const std::string& text);
+
 NcclTestsTable read_nccl_tests(const std::string& path, int gpus = 0, const std::string& op = "",
                                int gpus_per_thread = 0);
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "models/collective/nccl_cost.h"
 
 namespace pf::models::collective {
 
@@ -163,10 +164,11 @@ const char* unavailable_why(Op op, Algo algo) {
 
 Algo choose_algo(const Request& request, const Group& group, const GroupLinks& links, const CollectiveConfig& config) {
   const NcclParams* nccl = config.nccl_costs ? &config.nccl : nullptr;
-  // CollNet's all-gather / reduce-scatter needs a NIC for each of a server's
-  // GPUs (NCCL: 1:1 GPU:NIC), which only the links know.
+  // CollNet's all-gather / reduce-scatter needs every GPU of a server to be a
+  // head (NCCL: 1:1 GPU:NIC), which only the links know.
   const bool gather = request.op == Op::all_gather || request.op == Op::reduce_scatter;
-  const bool nic_short = gather && request.algo == Algo::collnet_direct && group.max_per_node() > std::max(1, links.rails);
+  const bool nic_short =
+      gather && request.algo == Algo::collnet_direct && group.max_per_node() > nccl_heads(group, links);
   if (nic_short || !available(request.op, request.algo, group, nccl)) {
     std::string choices;
     for (Algo a : {Algo::ring, Algo::tree, Algo::hierarchical, Algo::direct, Algo::nvls, Algo::nvls_tree,

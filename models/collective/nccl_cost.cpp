@@ -136,6 +136,7 @@ NcclComm nccl_comm(const Group& g, const GroupLinks& l, NcclArch arch) {
   NcclComm c;
   c.ranks = g.size();
   c.nodes = g.nodes();
+  c.max_per_node = g.max_per_node();
   c.arch = arch;
   double total = 0;
   if (c.nodes == 1) {
@@ -151,13 +152,13 @@ NcclComm nccl_comm(const Group& g, const GroupLinks& l, NcclArch arch) {
   return c;
 }
 
+int nccl_heads(const Group& g, const GroupLinks& l) { return std::min({g.max_per_node(), std::max(1, l.rails), 32}); }
+
 NcclComm nccl_comm(const Group& g, const GroupLinks& l, const NcclParams& params) {
   NcclComm c = nccl_comm(g, l, params.arch);
   c.pat = params.pat;
   if (c.nodes < 2) return c;
-  // Heads: the server's GPUs that have a NIC of their own (the NICs its
-  // fullest server uses), at most 32 (NCCL_MAX_NVLS_ARITY).
-  const int heads = std::min({g.max_per_node(), std::max(1, l.rails), 32});
+  const int heads = nccl_heads(g, l);
   const double nic = l.inter_Bps / 1e9;
   if (params.nvls && g.max_per_node() > 1 && l.intra_Bps > 0) {
     c.nvls_heads = heads;

@@ -81,6 +81,11 @@ struct StepCost {
 // The communicator NCCL would see for this group: its ring and tree graphs;
 // with params, also its NVLS (across servers), CollNet and PAT settings.
 NcclComm nccl_comm(const Group& group, const GroupLinks& links, NcclArch arch);
+// The heads of NCCL's NVLS-tree and CollNet graphs across servers: the
+// server's GPUs with a NIC of their own (the NICs its fullest server uses),
+// at most 32 (NCCL_MAX_NVLS_ARITY). CollNet's all-gather / reduce-scatter
+// needs every GPU of a server to be one.
+int nccl_heads(const Group& group, const GroupLinks& links);
 NcclComm nccl_comm(const Group& group, const GroupLinks& links, const NcclParams& params);
 
 // PAT's rounds for n GPUs: ceil(log2 n) (rounds_run.h).

@@ -74,7 +74,7 @@ bool applies(NcclFunc f, NcclAlgo a, Proto p, bool nvls, const NcclComm& c) {
   // GPUs on a server than heads (tuning.cc: "AllGather/ReduceScatter requires
   // 1:1 GPU:NIC").
   if (collnet && (!c.collnet || c.nodes < 2 || p != Proto::simple)) return false;
-  if (collnet && rs_ag && (c.ranks + c.nodes - 1) / c.nodes > c.collnet_heads) return false;
+  if (collnet && rs_ag && c.max_per_node > c.collnet_heads) return false;
   return true;
 }
 
@@ -127,9 +127,9 @@ double bus_bandwidth(NcclFunc f, NcclAlgo a, Proto p, const NcclComm& c) {
   if (a == NcclAlgo::pat) bus *= .75;
   const bool rs_ag = f == NcclFunc::reduce_scatter || f == NcclFunc::all_gather;
   if (a == NcclAlgo::collnet_direct && rs_ag) {
-    // Each of the server's GPUs streams through its own head: ppn x the
-    // head's rate, the network side x0.9.
-    bus = ppn * std::min(c.collnet_bw, c.collnet_bw * 0.9);
+    // Each of the server's GPUs streams through its own head: tuning.cc's
+    // ppn x min(bwIntra, bwInter x 0.9), one rate for both in this graph.
+    bus = ppn * c.collnet_bw * 0.9;
   } else if (a == NcclAlgo::collnet_direct) {
     // Every GPU should have a NIC of its own to run at full speed: the GPU /
     // NIC ratio, halfway back to 1, divides the bandwidth; Hopper and later x0.85.

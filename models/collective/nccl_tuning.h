@@ -44,6 +44,7 @@ std::optional<NcclArch> parse_arch(std::string_view s);
 struct NcclComm {
   int ranks = 2;
   int nodes = 1;
+  int max_per_node = 1;        // the fullest server's GPUs (NCCL checks every node's localRanks)
   NcclArch arch = NcclArch::ampere;
   bool intra_nvlink = true;    // graphs[a]->typeIntra == LINK_NVL
   int channels = 1;            // graphs[a]->nChannels (ring and tree alike here)
