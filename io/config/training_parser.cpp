@@ -1,5 +1,10 @@
 #include "io/config/training_parser.h"
 
+#include <array>
+#include <string>
+#include <vector>
+
+#include "io/config/config_error.h"
 #include "io/config/map_reader.h"
 
 namespace pf::config {
@@ -35,6 +40,34 @@ const EnumNames<models::Fp8Recipe> kFp8Recipe{{"delayed", models::Fp8Recipe::del
                                                {"mxfp8", models::Fp8Recipe::mxfp8},
                                                {"blockwise", models::Fp8Recipe::blockwise}};
 
+const std::vector<std::string> kGraphModuleNames{"attn", "mlp", "moe_router", "moe_preprocess", "moe"};
+constexpr std::array<models::CudaGraphScope::Module, 5> kGraphModules{
+    models::CudaGraphScope::attn, models::CudaGraphScope::mlp, models::CudaGraphScope::moe_router,
+    models::CudaGraphScope::moe_preprocess, models::CudaGraphScope::moe};
+
+// training.cuda_graph_scope: a sequence of module names, with Megatron-Core's
+// own rules (transformer_config.py): moe_preprocess needs moe_router, and moe
+// excludes both (it captures them already). Graphs replace eager launches, so
+// a scope needs launch: eager.
+models::CudaGraphScope parse_graph_scope(const ConfigNode& node, models::KernelLaunch launch) {
+  if (!node.is_sequence()) fail_expected(node, "a sequence of modules, e.g. [attn, moe_router, moe_preprocess]");
+  models::CudaGraphScope scope;
+  for (const ConfigNode& item : node.items()) {
+    const models::CudaGraphScope::Module m = kGraphModules[as_choice(item, kGraphModuleNames)];
+    if (scope.has(m)) fail_expected(item, "each module once", "'" + item.text() + "' again");
+    scope.modules |= m;
+  }
+  using S = models::CudaGraphScope;
+  if (scope.has(S::moe_preprocess) && !scope.has(S::moe_router))
+    fail_expected(node, "moe_router beside moe_preprocess (Megatron-Core captures the preprocess after the router)",
+                  "moe_preprocess alone");
+  if (scope.has(S::moe) && (scope.has(S::moe_router) || scope.has(S::moe_preprocess)))
+    fail_expected(node, "moe or moe_router/moe_preprocess, not both (moe captures the whole MoE layer)", "both");
+  if (scope.any() && launch != models::KernelLaunch::eager)
+    fail_expected(node, "no scope with launch: cuda_graph (that graphs every kernel already)", "a scope");
+  return scope;
+}
+
 }  // namespace
 
 models::TrainingSpec parse_training(const ConfigNode& node) {
@@ -60,6 +93,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
   t.fp8_recipe = r.get_enum_or("fp8_recipe", models::Fp8Recipe::delayed, kFp8Recipe);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
+  if (const ConfigNode* scope = r.find("cuda_graph_scope")) t.cuda_graph_scope = parse_graph_scope(*scope, t.launch);
   t.moe_token_dispatcher = r.get_enum_or("moe_token_dispatcher", models::MoeTokenDispatcher::alltoall, kDispatcher);
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;

@@ -18,6 +18,23 @@ enum class Recompute { none, selective, full, selective_op };
 // The attention kernel (training.attention): AttentionKernel, models/spec/hardware_spec.h.
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
+// Per-module CUDA graphs in an eager step (Megatron-Core's --cuda-graph-impl
+// transformer_engine with --cuda-graph-scope; Megatron-LM PR #1917): the
+// kernels of each captured module, forward and backward, replay from a graph
+// at the graph's per-kernel cost; everything else is issued eagerly. A bit
+// set of CudaGraphScope::Module.
+struct CudaGraphScope {
+  enum Module : std::uint8_t {
+    attn = 1,            // TransformerLayer._forward_attention: input norm .. attention's residual add
+    mlp = 2,             // _forward_mlp of a dense layer: norm .. residual add
+    moe_router = 4,      // a MoE layer's _forward_mlp up to and including the router's routing
+    moe_preprocess = 8,  // the token dispatcher's preprocess (token counts and their all-gather)
+    moe = 16,            // a whole MoE layer (fixed-capacity dispatch)
+  };
+  std::uint8_t modules = 0;
+  bool has(Module m) const { return (modules & m) != 0; }
+  bool any() const { return modules != 0; }
+};
 // Megatron-Core's --moe-token-dispatcher-type: alltoall (NCCL all-to-alls of
 // the tokens and, beside them, of their routing probabilities and token
 // counts) or flex (DeepEP / HybridEP fused dispatch kernels: probabilities and
@@ -39,11 +56,18 @@ enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 
 // Host time per kernel launch or NCCL call on an x86 host, microseconds, by
 // launch mode (hardware.node.host_overhead_scale scales it for other hosts).
-// eager: HolisticTraceAnalysis docs, "CUDA kernel launch statistics": "the
-// launch time on the CPU side is between 5-20 microseconds"; the middle of
-// that range. cuda_graph: ~1.3 us per kernel replayed from a graph
-// (RRZE-HPC/gpu-benches gpu-small-kernels, A100 and H200 with -graph).
-inline constexpr double kEagerHostOverheadUs = 10.0;
+// eager: what a kernel costs the host inside an eager training step (Python
+// module code, autograd, dispatch, the launch itself), not the bare
+// cudaLaunchKernel (HolisticTraceAnalysis: 5-20 us). Measured here: an
+// autograd training step (Linear + GELU layers, fused AdamW) took 45.1 us of
+// host per GPU kernel on a virtualised Xeon, where F.linear alone took 21.9 us
+// (configs/calibration/h200/measured/host.csv); on a bare-metal DGX H100 Xeon
+// 8480C a torch.nn.Linear forward takes 13.48 us (Transformer Engine issue
+// #2053), so the step's 45.1 x 13.48 / 21.9 = 27.8 us. (The same issue's
+// te.Linear forward costs 2.7x torch's on Grace hosts: Megatron's TE modules
+// sit at or above this figure.) cuda_graph: ~1.3 us per kernel replayed from
+// a graph (RRZE-HPC/gpu-benches gpu-small-kernels, A100 and H200 with -graph).
+inline constexpr double kEagerHostOverheadUs = 28.0;
 inline constexpr double kCudaGraphHostOverheadUs = 1.3;
 
 struct ParallelismSpec {
@@ -93,6 +117,7 @@ struct TrainingSpec {
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;
+  CudaGraphScope cuda_graph_scope;  // modules graphed in an eager step (launch: eager)
   MoeTokenDispatcher moe_token_dispatcher = MoeTokenDispatcher::alltoall;
   double host_overhead_us = kEagerHostOverheadUs;  // per kernel launch; default follows `launch`
   // The host waits for the GPU at each micro-batch's loss (Megatron's NaN

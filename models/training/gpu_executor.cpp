@@ -55,6 +55,7 @@ GpuExecutor::PendingOp GpuExecutor::PendingOp::of(const workload::Op& op) {
   p.flops = op.flops;
   p.dep_count = op.dep_count;
   p.launches = op.launches;
+  p.graphed = op.graphed;
   p.deps = op.deps;
   return p;
 }
@@ -74,6 +75,7 @@ workload::Op GpuExecutor::PendingOp::op() const {
   o.flops = flops;
   o.dep_count = dep_count;
   o.launches = launches;
+  o.graphed = graphed;
   o.deps = deps;
   return o;
 }
@@ -115,7 +117,7 @@ void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& sh
 }
 
 core::SimTime GpuExecutor::issue_time(const PendingOp& p, const ExecutionShared& shared) {
-  return core::SimTime::from_ps(shared.host_overhead.ps * p.launches);
+  return core::SimTime::from_ps((p.graphed ? shared.graph_overhead : shared.host_overhead).ps * p.launches);
 }
 
 bool GpuExecutor::issued(core::LpContext& engine, const PendingOp& p) {

@@ -26,7 +26,9 @@
 //
 // Host. One host thread issues the ops in program order, each costing
 // `host_overhead` of host time per kernel it launches (Op::launches: a grouped
-// expert GEMM launches one GEMM per local expert) or per NCCL call; an op
+// expert GEMM launches one GEMM per local expert) or per NCCL call, or
+// `graph_overhead` per kernel where its module replays from a CUDA graph
+// (Op::graphed, training.cuda_graph_scope); an op
 // starts no earlier than its issue. The host runs ahead of the GPU without bound
 // except at synchronisation points, where it waits until every op issued
 // before (p2p receives aside) has completed: before the optimizer step
@@ -81,6 +83,7 @@ struct ExecutionShared {
   double overlap_slowdown = 1.0;
   core::SimTime comm_overhead;
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
+  core::SimTime graph_overhead;   // the same for a kernel replayed from a CUDA graph (Op::graphed)
   bool host_sync_on_loss = false;
   bool host_sync_on_moe_dispatch = false;  // before each forward EP dispatch, on the compute stream
   // The flex (DeepEP, HybridEP) dispatcher's token all-to-alls cross to a
@@ -134,6 +137,7 @@ class GpuExecutor {
     std::uint8_t waiting = 0;   // dependencies not yet done
     std::uint8_t dep_count = 0;
     std::uint16_t launches = 1;  // host issues (workload::Op::launches)
+    bool graphed = false;        // replayed from a CUDA graph (workload::Op::graphed)
     CostBasis basis = CostBasis::roofline_only;  // compute ops
     std::int32_t layer = -1;
     std::int32_t microbatch = -1;

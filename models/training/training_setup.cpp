@@ -80,6 +80,9 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   shared_.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
   shared_.host_overhead =
       core::SimTime::from_seconds(e.training.host_overhead_us * e.hardware.node.host_overhead_scale * 1e-6);
+  // A graph's kernels replay at the graph's per-kernel time, never dearer than an eager issue.
+  shared_.graph_overhead = core::SimTime::from_seconds(std::min(kCudaGraphHostOverheadUs, e.training.host_overhead_us) *
+                                                       e.hardware.node.host_overhead_scale * 1e-6);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
   if (e.training.moe_token_dispatcher == MoeTokenDispatcher::flex && e.model.moe && e.model.moe->num_experts > 0) {

@@ -206,6 +206,7 @@ void GpuProgram::emit_template(const OpTemplate& t, Op& op) {
   op.bytes = t.bytes;
   op.shape = t.shape;
   op.launches = t.launches;
+  op.graphed = t.graphed;
   op.template_index = plan_->template_index(*unit_, op_index_);
   if (t.group != GroupKind::none) set_group(op, t.group);
   for (const DepRef& d : t.deps) {

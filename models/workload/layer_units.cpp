@@ -15,6 +15,17 @@ void set_params(Unit& u, const LayerParams& p) {
   u.param_elems[static_cast<int>(ParamClass::expert)] = p.expert();
 }
 
+// The layer's modules in a CUDA graph (training.cuda_graph_scope), forward or
+// backward alike: TE's make_graphed_callables captures both passes. A MoE
+// layer's moe_router / moe_preprocess parts are marked by moe_block_fwd/bwd.
+void graph_mlp(UnitBuilder& b, const RecipeContext& c, bool moe, int first) {
+  if (c.graphs.has(moe ? CudaGraphScope::moe : CudaGraphScope::mlp)) b.mark_graphed(first, b.size());
+}
+
+void graph_attention(UnitBuilder& b, const RecipeContext& c, int first) {
+  if (c.graphs.has(CudaGraphScope::attn)) b.mark_graphed(first, b.size());
+}
+
 }  // namespace
 
 int dense_mlp_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
@@ -44,11 +55,14 @@ Unit layer_forward_unit(const RecipeContext& c, bool moe) {
   LayerParams p = layer_params(c.model, c.d, moe);
   UnitBuilder b(Phase::fwd, false, c.kernels);
   int attn = attention_block_fwd(b, c, DepRef::input());
+  graph_attention(b, c, 0);
+  const int mlp_first = b.size();
   if (moe) {
     moe_block_fwd(b, c, DepRef::op(attn));
   } else {
     dense_mlp_block_fwd(b, c, DepRef::op(attn));
   }
+  graph_mlp(b, c, moe, mlp_first);
   Unit u = b.take();
   set_params(u, p);
   wait_for_params(u);
@@ -59,7 +73,10 @@ Unit layer_backward_unit(const RecipeContext& c, bool moe) {
   LayerParams p = layer_params(c.model, c.d, moe);
   UnitBuilder b(Phase::bwd, false, c.kernels);
   int mlp = moe ? moe_block_bwd(b, c, DepRef::input()) : dense_mlp_block_bwd(b, c, DepRef::input());
+  graph_mlp(b, c, moe, 0);
+  const int attn_first = b.size();
   attention_block_bwd(b, c, DepRef::op(mlp));
+  graph_attention(b, c, attn_first);
   Unit u = b.take();
   set_params(u, p);
   wait_for_params(u);

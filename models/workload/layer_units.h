@@ -33,6 +33,7 @@ struct RecipeContext {
   KernelStyle kernels;               // fp8 quantisation, eager elementwise kernels
   bool tp_comm_overlap = false;      // training.tp_comm_overlap (applies with sequence parallelism)
   bool flex_dispatcher = false;      // training.moe_token_dispatcher: flex (DeepEP / HybridEP)
+  CudaGraphScope graphs;             // training.cuda_graph_scope: modules replayed from CUDA graphs
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool tp() const { return d.tp > 1; }
   std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor

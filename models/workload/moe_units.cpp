@@ -118,9 +118,15 @@ int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
   LayerParams p = layer_params(c.model, d, true);
+  const int first = b.size();
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int router = b.gemm(OpKind::router_fwd, d.tokens_sp, d.experts, h, {DepRef::op(norm)});
   int counts = route_fwd(b, c, router);
+  // CUDA graphs (training.cuda_graph_scope): moe_router captures the norm,
+  // the router and its routing op; moe_preprocess the token counts after it.
+  const int route = router + 1;
+  if (c.graphs.has(CudaGraphScope::moe_router)) b.mark_graphed(first, route + 1);
+  if (c.graphs.has(CudaGraphScope::moe_preprocess)) b.mark_graphed(route + 1, counts + 1);
   int x = b.rows(OpKind::moe_permute_fwd, d.routed_tokens, h, 2, 0, {DepRef::op(router), DepRef::op(counts)});
   b.set_launches(x, kPermuteFwdKernels);
   std::int64_t routed_bytes = d.routed_tokens * h * 2;
@@ -181,7 +187,10 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int drouter = b.gemm(OpKind::router_dgrad, d.tokens_sp, h, d.experts, {DepRef::op(route)});
   b.gemm(OpKind::router_wgrad, h, d.experts, d.tokens_sp, {DepRef::op(route)}, p.router);
   DepRef from_shared = shared >= 0 ? DepRef::op(shared) : DepRef::op(drouter);
-  return b.rows(OpKind::norm_bwd, d.tokens_sp, h, 3, 8, {DepRef::op(drouter), from_shared}, p.norm);
+  int out = b.rows(OpKind::norm_bwd, d.tokens_sp, h, 3, 8, {DepRef::op(drouter), from_shared}, p.norm);
+  // The router's graph replays its backward too: routing, router GEMMs, norm.
+  if (c.graphs.has(CudaGraphScope::moe_router)) b.mark_graphed(route, out + 1);
+  return out;
 }
 
 }  // namespace pf::models::workload

@@ -163,6 +163,9 @@ struct Op {
   // one (a TE GroupedLinear runs one cuBLAS GEMM per local expert; a router's
   // top-k and aux-loss arithmetic is a dozen small kernels priced as one op).
   std::uint16_t launches = 1;
+  // Part of a module captured in a CUDA graph (training.cuda_graph_scope):
+  // its launches cost the graph's per-kernel time, not an eager issue.
+  bool graphed = false;
   // Ops made from an op template (op_template.h): the template's plan-wide
   // index (WorkloadPlan::template_index). Every instance of a template has the
   // same kind, shape, FLOPs and bytes, so its price is memoised by this index

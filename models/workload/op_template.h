@@ -47,6 +47,7 @@ struct OpTemplate {
   std::int64_t grad_elems = 0;
   ParamClass grad_class = ParamClass::dense;
   std::uint16_t launches = 1;  // host issues (Op::launches)
+  bool graphed = false;        // replayed from a CUDA graph (Op::graphed)
 };
 
 struct Unit {

@@ -104,6 +104,10 @@ void UnitBuilder::also_wait(int first, int last, int extra) {
   }
 }
 
+void UnitBuilder::mark_graphed(int first, int end) {
+  for (int i = first; i < end; ++i) unit_.ops[static_cast<std::size_t>(i)].graphed = true;
+}
+
 void UnitBuilder::set_launches(int op, std::int64_t launches) {
   if (launches < 1 || launches > 0xffff) throw SimulationError("workload: an op's kernel launches must be in [1, 65535]");
   unit_.ops[static_cast<std::size_t>(op)].launches = static_cast<std::uint16_t>(launches);

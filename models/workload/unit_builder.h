@@ -66,6 +66,8 @@ class UnitBuilder {
 
   // The op issues `launches` kernels (OpTemplate::launches): host time for each.
   void set_launches(int op, std::int64_t launches);
+  // Ops [first, end) belong to a module captured in a CUDA graph.
+  void mark_graphed(int first, int end);
 
   int size() const { return static_cast<int>(unit_.ops.size()); }
   Unit take() { return std::move(unit_); }

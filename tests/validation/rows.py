@@ -424,6 +424,43 @@ def _precision(row):
     raise ValueError(f"{row.id}: precision {p!r}")
 
 
+# CUDA graphs of the measured runs (training.launch, training.cuda_graph_scope).
+# Megatron-Bridge 25.11: scripts/performance/configs/*/*_workload_base_configs.py at 97ad8cc, keyed by
+# (model, GPU, precision as the row's precision column reads); None: every precision's config sets the same.
+# The configs' parallel layout is not always the table's (the data set's note); where it differs, the scope is
+# still taken when every precision's config of that model and GPU sets the same one (an assumption, noted).
+BRIDGE_GRAPHS = {
+    ("LLAMA3_8B", "GB200", None): "full_iteration",     # cuda_graph_impl local, scope full_iteration
+    ("LLAMA3_8B", "B200", None): "full_iteration",
+    ("Qwen3_30B_a3B", "GB200", "mxfp8"): ["moe_router", "moe_preprocess"],
+    ("Qwen3_30B_a3B", "GB200", "bf16"): ["attn", "moe_router", "moe_preprocess"],
+    ("Qwen3_30B_a3B", "GB200", "fp8"): ["attn", "moe_router", "moe_preprocess"],
+    ("Qwen3_30B_a3B", "B200", None): ["moe_router", "moe_preprocess"],
+    ("Qwen3_30B_a3B", "H100-SXM", "bf16"): ["moe_router", "moe_preprocess"],
+    ("Qwen3_235B_a22B", "GB200", None): ["attn", "moe_router", "moe_preprocess"],
+    ("DeepSeekV3 (w/o MTP)", "GB200", None): ["moe_router", "moe_preprocess"],
+}
+GRAPH_NOTE = re.compile(r"CUDA graphs \(([a-z_, ]+)\)")
+
+
+def cuda_graphs(row):
+    """(training keys, assumption) for the CUDA graphs the source's run used; ({}, None) for eager."""
+    r = row.raw
+    if row.source == "megatron-bridge-25.11-perf-summary":
+        p = r["precision"].lower()
+        scope = BRIDGE_GRAPHS.get((r["model_name"], r["gpu"], p), BRIDGE_GRAPHS.get((r["model_name"], r["gpu"], None)))
+        where = "Megatron-Bridge 25.11 perf config (97ad8cc)"
+    else:
+        m = GRAPH_NOTE.search(r["notes"])  # ModelZoo's GB200 commands: "CUDA graphs (attn, moe_router, ...)"
+        scope = [s.strip() for s in m.group(1).split(",")] if m else None
+        where = "the source's command"
+    if scope is None:
+        return {}, None
+    if scope == "full_iteration":
+        return {"launch": "cuda_graph"}, f"full-iteration CUDA graph ({where}): launch cuda_graph"
+    return {"cuda_graph_scope": scope}, f"CUDA graphs of {', '.join(scope)} ({where})"
+
+
 def _recompute(row):
     r = row.raw["recompute"].lower()
     if r.startswith("full"):
@@ -609,6 +646,10 @@ def build_experiment(row):
     if "deepep" in row.model.lower() or "hybridep" in row.model.lower():
         # DeepEP / HybridEP: Megatron-Core's flex token dispatcher (fused dispatch, no count gather).
         train["moe_token_dispatcher"] = "flex"
+    graphs, graph_note = cuda_graphs(row)
+    train.update(graphs)
+    if graph_note:
+        row.assumptions.append(graph_note)
     if src == "torchtitan-benchmarks" and "compile" not in r["notes"].lower():
         # Eager PyTorch: RMSNorm, SwiGLU and rotary as separate kernels (compile fuses them).
         train["fused_elementwise"] = False

@@ -3,6 +3,7 @@
 // forms, compute scaling with peak FLOPs, and what DP gradient overlap hides.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -274,6 +275,67 @@ TEST(TrainingPhysics, HostBoundMoeStepIsEveryKernelLaunchTimesTheIssueTime) {
     EXPECT_NEAR(r.step_time_s, expected, 0.03 * expected) << launches << " launches, " << ops << " ops, x" << scale;
     EXPECT_EQ(r.dominant_op_type, "host");
   }
+}
+
+// Launches GPU `gpu` issues in a step from modules captured in CUDA graphs
+// (Op::graphed), and the kinds of those ops.
+std::int64_t graphed_issues(const ExperimentSpec& e, int gpu, std::set<workload::OpKind>* kinds) {
+  workload::WorkloadPlan plan(e);
+  workload::GpuProgram program(plan, gpu);
+  workload::Op op;
+  std::int64_t launches = 0;
+  while (program.next(op)) {
+    if (!op.graphed) continue;
+    launches += op.launches;
+    kinds->insert(op.kind);
+  }
+  return launches;
+}
+
+// training.cuda_graph_scope: the kernels of the captured modules replay at
+// the graph's per-kernel time (1.3 us), the rest are issued eagerly. On the
+// host-bound tiny MoE model the step is then eager launches x the issue time
+// plus graphed launches x the graph's. moe_router captures the norm, router
+// and routing forward and backward, moe_preprocess the token counts and
+// their all-gather, attn the attention block; never the experts.
+TEST(TrainingPhysics, GraphedModulesIssueAtTheGraphRate) {
+  using workload::OpKind;
+  std::vector<std::string> tiny = {"topology.nodes=1", "hardware.node.gpus_per_node=2",
+                                   "hardware.node.nics_per_node=2", "parallelism.pp=1", "parallelism.dp=2",
+                                   "parallelism.ep=2", "model.moe.num_experts=8", "model.moe.top_k=2",
+                                   "model.moe.expert_ffn_hidden_size=512", "model.layers=2",
+                                   "model.hidden_size=256", "model.ffn_hidden_size=1024",
+                                   "model.num_attention_heads=4", "model.num_kv_heads=4", "model.vocab_size=512",
+                                   "training.global_batch_size=4", "training.seq_length=128",
+                                   "training.host_overhead_us=500"};
+  const std::int64_t launches = host_issues(config::load_experiment(kExperiment, tiny), 0);
+  const RunResult eager = run(tiny);
+  tiny.push_back("training.cuda_graph_scope=[attn, moe_router, moe_preprocess]");
+  const ExperimentSpec e = config::load_experiment(kExperiment, tiny);
+  std::set<OpKind> kinds;
+  const std::int64_t graphed = graphed_issues(e, 0, &kinds);
+  ASSERT_EQ(host_issues(e, 0), launches);  // the same kernels, issued differently
+  ASSERT_GT(graphed, launches / 4);
+  for (OpKind k : {OpKind::attention_fwd, OpKind::attention_bwd, OpKind::qkv_fwd, OpKind::router_fwd,
+                   OpKind::moe_route_fwd, OpKind::moe_route_bwd, OpKind::router_wgrad, OpKind::ep_count_gather})
+    EXPECT_TRUE(kinds.count(k)) << workload::kind_name(k);
+  for (OpKind k : {OpKind::expert_fc1_fwd, OpKind::expert_fc2_dgrad, OpKind::ep_dispatch, OpKind::ep_combine,
+                   OpKind::moe_permute_fwd})
+    EXPECT_FALSE(kinds.count(k)) << workload::kind_name(k);
+  const RunResult graphs = run(tiny);
+  const double expected = (static_cast<double>(launches - graphed) * 500.0 + graphed * 1.3) * 1e-6;
+  EXPECT_NEAR(graphs.step_time_s, expected, 0.03 * expected) << graphed << " of " << launches << " launches graphed";
+  EXPECT_NEAR(eager.step_time_s - graphs.step_time_s, graphed * (500.0 - 1.3) * 1e-6,
+              0.03 * graphed * 500.0 * 1e-6);
+  // moe_router alone leaves the counts eager; a dense layer's mlp scope has no MoE to capture.
+  tiny.back() = "training.cuda_graph_scope=[moe_router]";
+  std::set<OpKind> router_only;
+  EXPECT_LT(graphed_issues(config::load_experiment(kExperiment, tiny), 0, &router_only), graphed);
+  EXPECT_FALSE(router_only.count(OpKind::ep_count_gather));
+  EXPECT_FALSE(router_only.count(OpKind::attention_fwd));
+  tiny.back() = "training.cuda_graph_scope=[mlp]";
+  std::set<OpKind> none;
+  EXPECT_EQ(graphed_issues(config::load_experiment(kExperiment, tiny), 0, &none), 0);
 }
 
 // The flex dispatcher (DeepEP) sends a token to another server once however

@@ -167,5 +167,37 @@ TEST(ConfigOverrides, HostOverheadScaleAndMoeTokenDispatcher) {
             "--set training.moe_token_dispatcher=deepep: expected one of alltoall | flex, found 'deepep'");
 }
 
+// training.cuda_graph_scope: Megatron-Core's module names, its own pairing
+// rules, and no scope beside launch: cuda_graph.
+TEST(ConfigOverrides, CudaGraphScope) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  using S = models::CudaGraphScope;
+  EXPECT_FALSE(load_experiment(exp).training.cuda_graph_scope.any());
+  const S scope =
+      load_experiment(exp, {"training.cuda_graph_scope=[attn, moe_router, moe_preprocess]"}).training.cuda_graph_scope;
+  EXPECT_TRUE(scope.has(S::attn) && scope.has(S::moe_router) && scope.has(S::moe_preprocess));
+  EXPECT_FALSE(scope.has(S::mlp) || scope.has(S::moe));
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"training.cuda_graph_scope=[atn]"}); }),
+            "--set training.cuda_graph_scope=[atn]: training.cuda_graph_scope[0]: expected one of attn | mlp | moe_router | moe_preprocess | moe, "
+            "found 'atn' (did you mean 'attn'?)");
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"training.cuda_graph_scope=attn"}); }),
+            "--set training.cuda_graph_scope=attn: expected a sequence of modules, e.g. [attn, moe_router, "
+            "moe_preprocess], found 'attn'");
+  EXPECT_NE(config_error([&] { load_experiment(exp, {"training.cuda_graph_scope=[moe_preprocess]"}); })
+                .find("expected moe_router beside moe_preprocess"),
+            std::string::npos);
+  EXPECT_NE(config_error([&] { load_experiment(exp, {"training.cuda_graph_scope=[moe, moe_router]"}); })
+                .find("expected moe or moe_router/moe_preprocess, not both"),
+            std::string::npos);
+  EXPECT_NE(config_error([&] { load_experiment(exp, {"training.cuda_graph_scope=[attn, attn]"}); })
+                .find("expected each module once, found 'attn' again"),
+            std::string::npos);
+  EXPECT_NE(config_error([&] {
+              load_experiment(exp, {"training.launch=cuda_graph", "training.cuda_graph_scope=[attn]"});
+            }).find("expected no scope with launch: cuda_graph"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pf::config
