@@ -157,6 +157,8 @@ models::NcclSpec parse_nccl(const ConfigNode* node, const std::string& gpu_name)
   n.collnet = r.get_bool_or("collnet", n.collnet);
   n.pat = r.get_bool_or("pat", n.pat);
   n.local_pass_gbps = r.get_double_or("local_pass_gbps", n.local_pass_gbps, NumberRange::non_negative());
+  n.p2p_nvlink_efficiency =
+      r.get_double_or("p2p_nvlink_efficiency", n.p2p_nvlink_efficiency, NumberRange::fraction());
   r.finish();
   return n;
 }

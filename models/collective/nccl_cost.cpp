@@ -102,6 +102,16 @@ StepCost simple_hops(const GroupLinks& l, const NcclParams& params, bool with_ba
   return s;
 }
 
+// Send/recv and the all-to-all: NCCL's Simple hops, and inside one NVLink
+// domain NCCL's p2p rate (hardware.nccl.p2p_nvlink_efficiency) as wire
+// bytes: each message carries 1 / efficiency times its payload. Across
+// servers the NICs bind and the NVLink share does not matter.
+StepCost p2p_cost(const Group& g, const GroupLinks& l, const NcclParams& params) {
+  StepCost s = simple_hops(l, params, false);
+  if (g.nodes() == 1 && params.p2p_nvlink_efficiency < 1) s.wire_factor = 1 / params.p2p_nvlink_efficiency;
+  return s;
+}
+
 }  // namespace
 
 int pat_rounds(int members) {
@@ -123,6 +133,7 @@ NcclParams nccl_params(const NcclSpec& hw, const SimulationSpec& sim) {
   p.collnet = hw.collnet;
   p.pat = hw.pat;
   p.local_pass_Bps = hw.local_pass_gbps * 1e9;
+  p.p2p_nvlink_efficiency = hw.p2p_nvlink_efficiency;
   switch (sim.nccl_proto) {
     case NcclProtocol::automatic: p.proto = Proto::automatic; break;
     case NcclProtocol::ll: p.proto = Proto::ll; break;
@@ -247,7 +258,8 @@ double local_pass_s(const Request& r, const NcclParams& params) {
 
 StepCost step_cost(const Request& r, Algo algo, const Group& g, const GroupLinks& l, const NcclParams& params,
                    std::uint64_t pipeline_bytes) {
-  if (is_p2p(r.op) || g.size() < 2) return simple_hops(l, params, false);
+  if (is_p2p(r.op)) return p2p_cost(g, l, params);
+  if (g.size() < 2) return simple_hops(l, params, false);
   if (algo == Algo::hierarchical) return simple_hops(l, params, true);
   const NcclFunc f = nccl_func(r.op);
   const NcclAlgo a = nccl_of(algo);
@@ -295,10 +307,10 @@ double idle_time_s(const Request& r, Algo algo, const Group& g, const GroupLinks
   const double hop = g.nodes() == 1 ? intra_hop : inter_hop;
   const double port = g.nodes() == 1 ? l.intra_Bps : l.inter_Bps;
   switch (r.op) {
-    case Op::all_to_all: return s.base.seconds() + hop + (n - 1) / n * bytes / port;
+    case Op::all_to_all: return s.base.seconds() + hop + (n - 1) / n * bytes * s.wire_factor / port;
     case Op::send_recv:
     case Op::send:
-    case Op::recv: return s.base.seconds() + hop + bytes / port;
+    case Op::recv: return s.base.seconds() + hop + bytes * s.wire_factor / port;
     default: break;
   }
   if (algo == Algo::hierarchical) {

@@ -57,6 +57,7 @@ struct NcclParams {
   bool collnet = false;              // hardware nccl.collnet: SHARP in the switches (NCCL_COLLNET_ENABLE)
   bool pat = true;                   // hardware nccl.pat: PAT offered (NCCL_PAT_ENABLE)
   double local_pass_Bps = 0;         // hardware nccl.local_pass_gbps in bytes/s: an all-reduce's extra pass over its buffer (0 = none)
+  double p2p_nvlink_efficiency = 1;  // hardware nccl.p2p_nvlink_efficiency: p2p's share of the collectives' NVLink rate
 };
 
 NcclParams nccl_params(const NcclSpec& hardware, const SimulationSpec& simulation);

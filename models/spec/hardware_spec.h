@@ -130,6 +130,13 @@ struct NcclSpec {
   // Measured where bus bandwidth rises with the GPU count (A100: 197 GB/s
   // on 2 GPUs, 229 on 8; models/collective/README.md, "Checks").
   double local_pass_gbps = 0;
+  // NCCL's point-to-point transfers (send/recv, hence the all-to-all) inside
+  // one NVLink domain reach this fraction of the collectives' NVLink
+  // bandwidth (node.nvlink_bandwidth_gbps x nvlink_efficiency): they run
+  // NCCL's p2p protocol over its p2p channels, not the ring's pipelined
+  // chunks. 1 = the same rate. Measured on OpenXLA's all-to-all tables
+  // (models/collective/README.md, "Point to point").
+  double p2p_nvlink_efficiency = 1.0;
 };
 
 // A prior on one cost-model parameter (models/uncertainty/README.md): the

@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 """`preflight collective --op all_to_all` against OpenXLA's measured all-to-all
 tables (configs/calibration/xla-perf-tables/collectives.csv: one NVLink domain,
-F32, the group sizes the table has), side by side. Figures, not a test.
+F32, the group sizes the table has), side by side. With --check PCT it is a
+test: every size from --min-mib up within PCT % (exit status 1 otherwise).
 
 XLA's times carry its own overhead per call (its 8-GPU all-reduce floor is
 ~32-40 us where nccl-tests measures ~10-15 us), so only sizes of 128 MiB and
 up say much about bandwidth (models/collective/README.md, "Left out").
 
-  tests/bench/alltoall_vs_xla.py [--preflight build/io/cli/preflight] [--min-mib 128]
+  tests/bench/alltoall_vs_xla.py [--preflight build/io/cli/preflight] [--min-mib 128] [--check PCT]
+
+The presets' hardware.nccl.p2p_nvlink_efficiency is this table's slope (time
+over bytes from 512 MiB up) over the collectives' NVLink rate, so from 1 GiB up
+the figures sit within a few percent; below, XLA's own ~30-40 us per call shows.
 """
 import argparse
 import csv
@@ -42,7 +47,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--preflight", default=os.path.join(ROOT, "build/io/cli/preflight"))
     ap.add_argument("--min-mib", type=int, default=128, help="smallest size compared, MiB (default 128)")
+    ap.add_argument("--check", type=float, metavar="PCT", help="fail unless every compared size is within PCT %%")
     a = ap.parse_args()
+    worst = 0.0
     print(f"{'gpu':14} {'gpus':>4} {'bytes':>12} {'xla us':>10} {'preflight us':>13} {'error':>7}")
     with tempfile.TemporaryDirectory() as work:
         for gpu, (preset, gpus) in CASES.items():
@@ -56,8 +63,14 @@ def main():
                 if b in pred:
                     e = pred[b] / meas[b] - 1
                     errors.append(e)
+                    worst = max(worst, abs(e))
                     print(f"{gpu:14} {gpus:4d} {b:12d} {meas[b]:10.1f} {pred[b]:13.1f} {100 * e:+6.1f}%")
             print(f"{gpu}: {len(errors)} sizes, mean {100 * sum(errors) / len(errors):+.1f}% (- = preflight faster)")
+    if a.check is not None:
+        verdict = "within" if 100 * worst <= a.check else "NOT within"
+        print(f"worst |error| {100 * worst:.1f}% at >= {a.min_mib} MiB: {verdict} {a.check:g}%")
+        if 100 * worst > a.check:
+            sys.exit(1)
 
 
 if __name__ == "__main__":

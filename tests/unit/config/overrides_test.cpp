@@ -199,5 +199,18 @@ TEST(ConfigOverrides, CudaGraphScope) {
             std::string::npos);
 }
 
+// hardware.nccl.p2p_nvlink_efficiency: a share of the NVLink rate, (0, 1].
+TEST(ConfigOverrides, P2pNvlinkEfficiency) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  EXPECT_DOUBLE_EQ(load_experiment(exp, {"hardware.nccl.p2p_nvlink_efficiency=0.8"}).hardware.nccl.p2p_nvlink_efficiency,
+                   0.8);
+  for (const char* bad : {"0", "1.2"}) {
+    const std::string set = std::string("hardware.nccl.p2p_nvlink_efficiency=") + bad;
+    EXPECT_EQ(config_error([&] { load_experiment(exp, {set}); }),
+              "--set " + set + ": expected a number in (0, 1], found '" + bad + "'");
+  }
+}
+
 }  // namespace
 }  // namespace pf::config
