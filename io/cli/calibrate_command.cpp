@@ -196,14 +196,16 @@ std::string collective_yaml(const CalibrateOptions& o, const CollectiveFit& fit)
   root["nccl"]["latency_scale"] = hw.nccl.latency_scale;
   if (fit.fitted_local_pass) root["nccl"]["local_pass_gbps"] = hw.nccl.local_pass_gbps;
   if (fit.across_servers) root["node"]["nic_efficiency"] = hw.node.nic_efficiency;
-  else root["node"]["nvlink_efficiency"] = hw.node.nvlink_efficiency;
+  else if (fit.fitted_link) root["node"]["nvlink_efficiency"] = hw.node.nvlink_efficiency;
+  if (fit.fitted_p2p) root["nccl"]["p2p_nvlink_efficiency"] = hw.nccl.p2p_nvlink_efficiency;
   char line[200];
   std::snprintf(line, sizeof line, "Collective fit: mean |log time error| %.1f%%.", 100 * fit.error);
   const std::string source = "preflight calibrate on " + inputs(o.nccl_tests) + ": " + line;
   const char* measure = "nccl-tests of the collectives and sizes the model runs, on this system";
   set_prior(root, "nccl.latency_scale", fit.error, source, measure);
   set_prior(root, "gpu.efficiency.communication_overhead_us", fit.error, source, measure);
-  set_prior(root, fit.across_servers ? "node.nic_efficiency" : "node.nvlink_efficiency", fit.error, source, measure);
+  if (fit.fitted_link)
+    set_prior(root, fit.across_servers ? "node.nic_efficiency" : "node.nvlink_efficiency", fit.error, source, measure);
   return calibrated_text(root, o.hardware, o.nccl_tests, line);
 }
 
@@ -245,10 +247,12 @@ void run_collective_calibration(const CalibrateOptions& o, const models::Hardwar
   }
   const CollectiveFit fit = fit_collectives(hw, topo, tables);
   print_tables("fitted on all:", fit.hardware, topo, tables, fit.launch_us);
-  std::printf("fitted: nccl.latency_scale %.3f  communication_overhead_us %.2f  %s %.4f", fit.hardware.nccl.latency_scale,
-              fit.hardware.gpu.efficiency.communication_overhead_us,
-              fit.across_servers ? "node.nic_efficiency" : "node.nvlink_efficiency",
-              fit.across_servers ? fit.hardware.node.nic_efficiency : fit.hardware.node.nvlink_efficiency);
+  std::printf("fitted: nccl.latency_scale %.3f  communication_overhead_us %.2f", fit.hardware.nccl.latency_scale,
+              fit.hardware.gpu.efficiency.communication_overhead_us);
+  if (fit.fitted_link)
+    std::printf("  %s %.4f", fit.across_servers ? "node.nic_efficiency" : "node.nvlink_efficiency",
+                fit.across_servers ? fit.hardware.node.nic_efficiency : fit.hardware.node.nvlink_efficiency);
+  if (fit.fitted_p2p) std::printf("  nccl.p2p_nvlink_efficiency %.4f", fit.hardware.nccl.p2p_nvlink_efficiency);
   if (fit.fitted_local_pass) std::printf("  nccl.local_pass_gbps %.1f", fit.hardware.nccl.local_pass_gbps);
   std::printf("  (mean |log err| %.1f %%)\n", 100 * fit.error);
   if (fit.fitted_launch)

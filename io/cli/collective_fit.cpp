@@ -49,10 +49,15 @@ struct Figures {
   double launch_us = 0;
 };
 
-enum KnobIndex { kScale, kOverhead, kLink, kPassUsPerMb, kLaunch, kKnobs };
+enum KnobIndex { kScale, kOverhead, kLink, kPassUsPerMb, kLaunch, kP2p, kKnobs };
+
+bool is_p2p(models::collective::Op op) {
+  return op == models::collective::Op::all_to_all || op == models::collective::Op::send_recv;
+}
 
 Figures apply(const models::HardwareSpec& start, bool across, const Knob (&k)[kKnobs]) {
   Figures f{start, k[kLaunch].value};
+  f.hw.nccl.p2p_nvlink_efficiency = k[kP2p].value;
   f.hw.nccl.latency_scale = k[kScale].value;
   f.hw.gpu.efficiency.communication_overhead_us = k[kOverhead].value;
   (across ? f.hw.node.nic_efficiency : f.hw.node.nvlink_efficiency) = k[kLink].value;
@@ -116,11 +121,18 @@ CollectiveFit fit_collectives(const models::HardwareSpec& start, const models::T
                               const std::vector<NcclTestsTable>& tables) {
   CollectiveFit fit;
   std::set<int> all_reduce_sizes;
+  bool collectives = false, p2p = false;
   for (const NcclTestsTable& t : tables) {
     fit.across_servers = fit.across_servers || t.gpus > start.node.gpus_per_node;
     fit.fitted_launch = fit.fitted_launch || t.gpus_per_thread > 1;
     if (t.op == models::collective::Op::all_reduce) all_reduce_sizes.insert(t.gpus);
+    (is_p2p(t.op) ? p2p : collectives) = true;
   }
+  // The p2p share of NVLink is seen in point-to-point tables inside one
+  // server; the collectives' link figure only where collectives are given
+  // (an all-to-all table alone leaves nvlink_efficiency as it was).
+  fit.fitted_p2p = p2p && !fit.across_servers;
+  fit.fitted_link = collectives || fit.across_servers;
   // A pass independent of the group's size is seen only against more than one size.
   fit.fitted_local_pass = all_reduce_sizes.size() >= 2;
   const double pass_us_per_mb = start.nccl.local_pass_gbps > 0 ? 1e3 / start.nccl.local_pass_gbps : 0;
@@ -130,8 +142,9 @@ CollectiveFit fit_collectives(const models::HardwareSpec& start, const models::T
       {fit.across_servers ? start.node.nic_efficiency : start.node.nvlink_efficiency, 0.3, 1.0, 0.1, 0.002, false},
       {pass_us_per_mb, 0.0, 100.0, 1.0, 0.01, true},
       {fit.fitted_launch ? 10.0 : 0.0, 0.0, 1000.0, 4.0, 0.1, true},
+      {start.nccl.p2p_nvlink_efficiency, 0.3, 1.0, 0.1, 0.002, false},
   };
-  bool active[kKnobs] = {true, true, true, fit.fitted_local_pass, fit.fitted_launch};
+  bool active[kKnobs] = {true, true, fit.fitted_link, fit.fitted_local_pass, fit.fitted_launch, fit.fitted_p2p};
   double best = log_error(apply(start, fit.across_servers, k), topo, tables);
   const auto steps_left = [&] {
     for (int i = 0; i < kKnobs; ++i)

@@ -9,7 +9,10 @@
 // the links the tables cross (node.nvlink_efficiency when every table fits
 // one server, node.nic_efficiency otherwise) and, where the tables have
 // all-reduce at several GPU counts, hardware.nccl.local_pass_gbps (the
-// per-call pass that makes bus bandwidth rise with the GPU count). Where a
+// per-call pass that makes bus bandwidth rise with the GPU count); with
+// all-to-all or send/recv tables inside one server,
+// hardware.nccl.p2p_nvlink_efficiency (and the link figure only if
+// collective tables are given too). Where a
 // table's host thread launched several GPUs (nccl-tests -g), the host's
 // launch time per GPU is fitted too: a property of the measurement, printed,
 // not written to the hardware file.
@@ -28,6 +31,8 @@ struct CollectiveFit {
   models::HardwareSpec hardware;  // the input with the fitted figures
   bool across_servers = false;    // fitted nic_efficiency (else nvlink_efficiency)
   bool fitted_local_pass = false; // the tables could say (all-reduce at more than one GPU count)
+  bool fitted_link = true;        // collective tables (or tables across servers) fitted the link figure
+  bool fitted_p2p = false;        // all-to-all / send-recv tables in one server fitted nccl.p2p_nvlink_efficiency
   double launch_us = 0;           // host time per GPU launch, fitted where a thread drove several GPUs
   bool fitted_launch = false;
   double error = 0;               // mean |log error| over the fitted tables

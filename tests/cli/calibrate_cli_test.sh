@@ -161,5 +161,40 @@ cp "$root/configs/calibration/a100-nccl-allreduce/ml_engineering_8gpu.csv" "$tmp
 expect_error "GPU count" --hardware "$a100" --nccl-tests "$tmp/unnamed.csv"
 expect_error "neither" --hardware "$a100"
 
+# All-to-all: OpenXLA's measured 8-GPU B200 all-to-all, 1 MiB - 2 GiB, as an
+# alltoall_perf log, against the B200 preset with no p2p share (1.0): the fit
+# finds NCCL's p2p share of NVLink (0.78 over the whole range, where the
+# preset's 0.835 is the slope from 512 MiB up alone) and leaves the
+# collectives' nvlink_efficiency alone (no collective table to say it).
+/usr/bin/python3 - "$root/configs/calibration/xla-perf-tables/collectives.csv" "$tmp/alltoall_perf.log" <<'PY'
+import csv, sys
+rows = sorted((int(r["tensor_bytes"]), float(r["runtime_us"])) for r in csv.DictReader(open(sys.argv[1]))
+              if r["gpu"] == "sm_100_B200" and r["op"] == "all-to-all" and r["devices_per_group"] == "8"
+              and int(r["tensor_bytes"]) >= 1 << 20 and int(r["tensor_bytes"]) & (int(r["tensor_bytes"]) - 1) == 0)
+with open(sys.argv[2], "w") as f:
+    f.write("# Collective test starting: alltoall_perf\n# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2147483648 step: 2(factor)\n#\n")
+    for i in range(8):
+        f.write(f"#  Rank  {i} Group  0 Pid {i + 1} on host device  {i} [0x{i:02x}] NVIDIA B200\n")
+    f.write("#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+    for b, us in rows:
+        bw = b / us / 1e3
+        f.write(f"{b:12d} {b // 4:13d}     float    none      -1 {us:8.1f} {bw:7.2f} {bw * 7 / 8:7.2f}      0 {us:8.1f} {bw:7.2f} {bw * 7 / 8:7.2f}      0\n")
+PY
+sed -e '/^  p2p_nvlink_efficiency:/d' "$root/configs/hardware/b200-192gb.yaml" >"$tmp/b200-nop2p.yaml"
+"$preflight" calibrate --hardware "$tmp/b200-nop2p.yaml" --nccl-tests "$tmp/alltoall_perf.log" -o "$tmp/b200-fit.yaml" \
+  >"$tmp/a2a.txt" 2>&1 || fail "all-to-all calibration exited $?: $(tail -3 "$tmp/a2a.txt")"
+grep -q "alltoall_perf.log.*all_to_all.*  8 GPUs" "$tmp/a2a.txt" || fail "alltoall log not read on 8 GPUs: $(cat "$tmp/a2a.txt")"
+grep -q "^fitted:.*node.nvlink_efficiency" "$tmp/a2a.txt" && fail "an all-to-all table alone fitted nvlink_efficiency: $(grep '^fitted' "$tmp/a2a.txt")"
+/usr/bin/python3 - "$tmp/a2a.txt" "$tmp/b200-fit.yaml" <<'PY' || fail "all-to-all fit"
+import re, sys
+text, y = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+p2p = float(re.search(r"nccl.p2p_nvlink_efficiency ([0-9.]+)", text).group(1))
+assert 0.74 < p2p < 0.9, p2p
+assert abs(float(re.search(r"\n  p2p_nvlink_efficiency: ([0-9.e+-]+)", y).group(1)) - p2p) < 1e-4
+assert float(re.search(r"\n  nvlink_efficiency: ([0-9.e+-]+)", y).group(1)) == 0.802, "nvlink_efficiency moved"
+fitted = [float(x) for x in re.findall(r"mean \|time err\|\s+([0-9.]+)", text.split("fitted on all:")[1])]
+assert fitted and fitted[0] < 10, fitted
+PY
+
 [[ $failures -eq 0 ]] && echo "calibrate_cli: all checks passed"
 exit $((failures > 0))
