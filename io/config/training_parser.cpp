@@ -1,8 +1,6 @@
 #include "io/config/training_parser.h"
 
-#include <array>
 #include <string>
-#include <vector>
 
 #include "io/config/config_error.h"
 #include "io/config/map_reader.h"
@@ -40,10 +38,11 @@ const EnumNames<models::Fp8Recipe> kFp8Recipe{{"delayed", models::Fp8Recipe::del
                                                {"mxfp8", models::Fp8Recipe::mxfp8},
                                                {"blockwise", models::Fp8Recipe::blockwise}};
 
-const std::vector<std::string> kGraphModuleNames{"attn", "mlp", "moe_router", "moe_preprocess", "moe"};
-constexpr std::array<models::CudaGraphScope::Module, 5> kGraphModules{
-    models::CudaGraphScope::attn, models::CudaGraphScope::mlp, models::CudaGraphScope::moe_router,
-    models::CudaGraphScope::moe_preprocess, models::CudaGraphScope::moe};
+const EnumNames<models::CudaGraphScope::Module> kGraphModules{{"attn", models::CudaGraphScope::attn},
+                                                               {"mlp", models::CudaGraphScope::mlp},
+                                                               {"moe_router", models::CudaGraphScope::moe_router},
+                                                               {"moe_preprocess", models::CudaGraphScope::moe_preprocess},
+                                                               {"moe", models::CudaGraphScope::moe}};
 
 // training.cuda_graph_scope: a sequence of module names, with Megatron-Core's
 // own rules (transformer_config.py): moe_preprocess needs moe_router, and moe
@@ -53,7 +52,7 @@ models::CudaGraphScope parse_graph_scope(const ConfigNode& node, models::KernelL
   if (!node.is_sequence()) fail_expected(node, "a sequence of modules, e.g. [attn, moe_router, moe_preprocess]");
   models::CudaGraphScope scope;
   for (const ConfigNode& item : node.items()) {
-    const models::CudaGraphScope::Module m = kGraphModules[as_choice(item, kGraphModuleNames)];
+    const models::CudaGraphScope::Module m = as_enum(item, kGraphModules);
     if (scope.has(m)) fail_expected(item, "each module once", "'" + item.text() + "' again");
     scope.modules |= m;
   }
