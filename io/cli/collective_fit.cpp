@@ -6,6 +6,7 @@
 
 #include "core/communicator.h"
 #include "io/run/collective_bench.h"
+#include "models/collective/nccl_cost.h"
 
 namespace pf::cli {
 namespace {
@@ -50,10 +51,6 @@ struct Figures {
 };
 
 enum KnobIndex { kScale, kOverhead, kLink, kPassUsPerMb, kLaunch, kP2p, kKnobs };
-
-bool is_p2p(models::collective::Op op) {
-  return op == models::collective::Op::all_to_all || op == models::collective::Op::send_recv;
-}
 
 Figures apply(const models::HardwareSpec& start, bool across, const Knob (&k)[kKnobs]) {
   Figures f{start, k[kLaunch].value};
@@ -126,7 +123,7 @@ CollectiveFit fit_collectives(const models::HardwareSpec& start, const models::T
     fit.across_servers = fit.across_servers || t.gpus > start.node.gpus_per_node;
     fit.fitted_launch = fit.fitted_launch || t.gpus_per_thread > 1;
     if (t.op == models::collective::Op::all_reduce) all_reduce_sizes.insert(t.gpus);
-    (is_p2p(t.op) ? p2p : collectives) = true;
+    (models::collective::is_p2p(t.op) ? p2p : collectives) = true;
   }
   // The p2p share of NVLink is seen in point-to-point tables inside one
   // server; the collectives' link figure only where collectives are given

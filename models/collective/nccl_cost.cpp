@@ -24,8 +24,6 @@ double nvlink_link_GBps(NcclArch arch) {
   return 20.0;
 }
 
-bool is_p2p(Op op) { return op == Op::all_to_all || op == Op::send_recv || op == Op::send || op == Op::recv; }
-
 NcclAlgo nccl_of(Algo a) {
   switch (a) {
     case Algo::tree: return NcclAlgo::tree;
@@ -113,6 +111,8 @@ StepCost p2p_cost(const Group& g, const GroupLinks& l, const NcclParams& params)
 }
 
 }  // namespace
+
+bool is_p2p(Op op) { return op == Op::all_to_all || op == Op::send_recv || op == Op::send || op == Op::recv; }
 
 int pat_rounds(int members) {
   int rounds = 0;

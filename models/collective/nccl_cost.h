@@ -62,6 +62,9 @@ struct NcclParams {
 
 NcclParams nccl_params(const NcclSpec& hardware, const SimulationSpec& simulation);
 
+// Point-to-point operations (all-to-all, send/recv): NCCL's p2p path, no tuner entry.
+bool is_p2p(Op op);
+
 // What one collective call pays beyond its links.
 struct StepCost {
   Proto proto = Proto::simple;
