@@ -174,7 +174,10 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
 
   const models::workload::RankLayout layout(work.parallelism);
   const models::network::ClusterGraph graph = models::network::build_experiment_cluster(e);
-  const partition::RankMapping mapping = models::network::partition_cluster(graph, world.size(), e.simulation.partition);
+  partition::RankMapping mapping;  // the run's own (replica folding weighs its GPUs)
+  mapping.ranks = world.size();
+  mapping.strategy = e.simulation.partition;
+  mapping.vertex_rank = result.vertex_rank;
   timeline::TimelineContent content = report::timeline_content(report, e, layout, graph, mapping, selection);
   content.config_yaml = yaml;
   timeline::TimelineRows rows = report::timeline_rows(std::move(result.local), layout, graph,

@@ -17,6 +17,10 @@ const EnumNames<models::PartitionStrategy> kPartitions{{"metis", models::Partiti
 const EnumNames<models::IntraServer> kIntraServer{{"analytical", models::IntraServer::analytical},
                                                   {"packet", models::IntraServer::packet}};
 
+const EnumNames<models::InterServer> kInterServer{{"analytical", models::InterServer::analytical},
+                                                  {"packet", models::InterServer::packet}};
+const EnumNames<models::Fold> kFold{{"auto", models::Fold::automatic}, {"off", models::Fold::off}};
+
 const EnumNames<models::CollectiveModel> kCollectiveModels{{"nccl", models::CollectiveModel::nccl},
                                                             {"links", models::CollectiveModel::links}};
 const EnumNames<models::NcclProtocol> kProtocols{{"auto", models::NcclProtocol::automatic},
@@ -35,6 +39,8 @@ models::SimulationSpec parse_simulation(const ConfigNode& node) {
   s.partition = r.get_enum_or("partition", s.partition, kPartitions);
   s.seed = static_cast<std::uint64_t>(r.get_int_or("seed", static_cast<std::int64_t>(s.seed), 0, kInt64Max));
   s.intra_server = r.get_enum_or("intra_server", s.intra_server, kIntraServer);
+  s.inter_server = r.get_enum_or("inter_server", s.inter_server, kInterServer);
+  s.fold = r.get_enum_or("fold", s.fold, kFold);
   s.collective_model = r.get_enum_or("collective_model", s.collective_model, kCollectiveModels);
   s.nccl_proto = r.get_enum_or("nccl_proto", s.nccl_proto, kProtocols);
   s.uncertainty_samples = static_cast<int>(r.get_int_or("uncertainty_samples", s.uncertainty_samples, 0, 100000));

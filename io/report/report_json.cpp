@@ -80,7 +80,9 @@ ordered_json simulation_json(const models::training::SimulationFigures& s) {
           {"peak_rss_gb", static_cast<double>(s.peak_rss_bytes) / kGiB},
           {"peak_pending_events", s.peak_pending_events},
           {"network", s.network},
-          {"sync", s.sync}};
+          {"sync", s.sync},
+          {"fold", s.fold},
+          {"simulated_gpus", s.simulated_gpus}};
 }
 
 // Both FLOP rates per GPU in TFLOP/s.

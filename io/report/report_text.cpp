@@ -179,6 +179,9 @@ void simulation(const ordered_json& r, Block& b) {
                                   integer(s, "windows"), integer(s, "null_messages")));
   b.row("partition", format("%lld cut edges, imbalance %.3f", integer(s, "partition_cut_edges"), num(s, "imbalance")));
   b.row("network", s.value("network", std::string("?")));
+  if (s.contains("fold"))
+    b.row("replica folding", format("%s, %lld GPUs simulated", s.value("fold", std::string("?")).c_str(),
+                                    integer(s, "simulated_gpus")));
   if (s.contains("peak_rss_gb")) b.row("peak RSS", format("%.2f GiB (largest rank)", num(s, "peak_rss_gb")));
   if (s.contains("peak_pending_events"))
     b.row("pending events", format("%lld at most (summed over ranks)", integer(s, "peak_pending_events")));

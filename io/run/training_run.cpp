@@ -2,6 +2,9 @@
 
 #include <sys/resource.h>
 
+#include <cstring>
+#include <type_traits>
+
 #include "core/engine.h"
 #include "models/network/lp_partition.h"
 #include "models/network/network_lookahead.h"
@@ -50,13 +53,68 @@ void add_projections(const models::training::TrainingSetup& setup, const models:
       continue;
     }
     try {
-      const partition::RankMapping m = models::network::partition_cluster(setup.graph(), k, sim.partition);
+      const std::vector<double> weights =
+          setup.folding().active ? setup.partition_weights() : std::vector<double>{};
+      const partition::RankMapping m = models::network::partition_cluster(setup.graph(), k, sim.partition, {}, weights);
       const core::EngineConfig c = models::network::engine_config(setup.graph(), m, sim.network, sim.sync);
       out.add(core::VirtualRanks{k, m.vertex_rank, c.lookahead, c.lp_lookahead});
     } catch (const Error& e) {
       profile.skipped.push_back({k, e.what()});
     }
   }
+}
+
+template <typename Row>
+std::string as_bytes(const std::vector<Row>& rows) {
+  static_assert(std::is_trivially_copyable_v<Row>);
+  std::string out(rows.size() * sizeof(Row), '\0');
+  if (!rows.empty()) std::memcpy(out.data(), rows.data(), out.size());
+  return out;
+}
+
+template <typename Row>
+void append_rows(const std::string& bytes, std::vector<Row>& out) {
+  if (bytes.size() % sizeof(Row) != 0) throw SimulationError("run: a rank's folded rows are truncated");
+  const std::size_t n = bytes.size() / sizeof(Row), at = out.size();
+  out.resize(at + n);
+  if (n > 0) std::memcpy(out.data() + at, bytes.data(), bytes.size());
+}
+
+// Replica folding: the rows of this rank's folded GPUs, from their
+// representatives' (simulated anywhere): every representative's totals, and
+// the ops of those that record for a folded GPU, are all-gathered. Ops a
+// representative kept only for others are dropped.
+void add_folded_rows(const models::training::TrainingSetup& setup, const partition::RankMapping& mapping,
+                     const core::Communicator& comm, const std::vector<bool>& record,
+                     RunResult::Local& local) {
+  const models::training::ReplicaFolding& fold = setup.folding();
+  const auto gpus = fold.source.size();
+  const auto recorded = [&](std::size_t g) { return g < record.size() && record[g]; };
+  std::vector<bool> needed(gpus, false);  // a source whose ops a folded, recorded GPU copies
+  for (std::size_t g = 0; g < gpus; ++g)
+    if (!fold.simulated(static_cast<int>(g)) && recorded(g)) needed[static_cast<std::size_t>(fold.source[g])] = true;
+  std::vector<models::training::ExecutedOp> shared_ops;
+  for (const auto& op : local.ops)
+    if (needed[op.gpu]) shared_ops.push_back(op);
+  std::vector<models::training::GpuTotals> totals;
+  for (const std::string& bytes : comm.all_gather(as_bytes(local.gpus))) append_rows(bytes, totals);
+  std::vector<models::training::ExecutedOp> ops;
+  for (const std::string& bytes : comm.all_gather(as_bytes(shared_ops))) append_rows(bytes, ops);
+
+  std::vector<std::int64_t> totals_of(gpus, -1);
+  for (std::size_t i = 0; i < totals.size(); ++i) totals_of[totals[i].gpu] = static_cast<std::int64_t>(i);
+  std::vector<std::vector<int>> copies(gpus);  // per source: this rank's folded, recorded GPUs taking its ops
+  for (std::size_t g = 0; g < gpus; ++g) {
+    const auto gpu = static_cast<int>(g);
+    if (fold.simulated(gpu) || mapping.vertex_rank[g] != comm.rank()) continue;
+    const std::int64_t t = totals_of[static_cast<std::size_t>(fold.source[g])];
+    if (t < 0) throw SimulationError("run: GPU " + std::to_string(g) + "'s representative has no figures");
+    local.gpus.push_back(models::training::folded_totals(totals[static_cast<std::size_t>(t)], gpu));
+    if (recorded(g)) copies[static_cast<std::size_t>(fold.source[g])].push_back(gpu);
+  }
+  std::erase_if(local.ops, [&](const models::training::ExecutedOp& op) { return !recorded(op.gpu); });
+  for (const auto& op : ops)
+    for (int gpu : copies[op.gpu]) local.ops.push_back(models::training::folded_op(setup.layout(), op, gpu));
 }
 
 }  // namespace
@@ -74,8 +132,10 @@ RunResult run_training(const models::ExperimentSpec& e, const core::Communicator
 RunResult run_training(const models::ExperimentSpec& e, const models::training::TrainingWorkload& work,
                        const core::Communicator& comm, const RunOptions& options) {
   models::training::TrainingSetup setup(e, work);
+  const std::vector<double> weights =
+      setup.folding().active ? setup.partition_weights() : std::vector<double>{};
   const partition::RankMapping mapping =
-      models::network::partition_cluster(setup.graph(), comm.size(), e.simulation.partition);
+      models::network::partition_cluster(setup.graph(), comm.size(), e.simulation.partition, {}, weights);
   const models::training::TrainingModel* progress_of = nullptr;
   core::EngineConfig config = engine_config(setup.graph(), mapping, e.simulation, options, progress_of);
   ParallelismProfile* profile = options.profile;
@@ -113,6 +173,7 @@ RunResult run_training(const models::ExperimentSpec& e, const models::training::
     all.push_back(models::training::decode(bytes));
   RunResult result = models::training::merge_results(setup, mapping, engine.config().lookahead, all);
   result.local = models::training::local_rows(setup, mapping, comm.rank(), model);
+  if (setup.folding().active) add_folded_rows(setup, mapping, comm, options.record, result.local);
   return result;
 }
 

@@ -15,6 +15,16 @@ using PartitionStrategy = partition::Strategy;
 // group that fits a server): closed form over the NVSwitch, or message by
 // message through the network model like every other collective.
 enum class IntraServer { analytical, packet };
+// How `run` times, with the analytical network, collectives whose group spans
+// servers (DP, EP, CP groups across servers): closed form from the moment the
+// last member joins (models/training/cross_server_collective.h), or message by
+// message like packet mode does. Packet mode always simulates them message by
+// message.
+enum class InterServer { analytical, packet };
+// Replica folding (models/training/replica_folding.h): simulate one
+// data-parallel replica per class of equivalent ones and copy its figures to
+// the rest (auto, where exact), or simulate every GPU (off).
+enum class Fold { automatic, off };
 
 // What a collective costs beyond its messages: NCCL's latencies and protocol
 // overheads (models/collective/nccl_cost.h), or the links alone.
@@ -28,6 +38,8 @@ struct SimulationSpec {
   PartitionStrategy partition = PartitionStrategy::metis;
   std::uint64_t seed = 1;
   IntraServer intra_server = IntraServer::analytical;
+  InterServer inter_server = InterServer::analytical;
+  Fold fold = Fold::automatic;
   CollectiveModel collective_model = CollectiveModel::nccl;
   NcclProtocol nccl_proto = NcclProtocol::automatic;  // force NCCL's protocol (NCCL_PROTO)
   // `preflight run --uncertainty N`: re-simulate under N sampled parameter

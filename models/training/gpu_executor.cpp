@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "models/training/cross_server_collective.h"
 #include "models/training/server_collective.h"
 #include "models/workload/rank_layout.h"
 
@@ -284,6 +285,11 @@ void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, P
   if (p.stream == Stream::comm && shared.server != nullptr && shared.server->handles(group)) {
     shared.server->arrive(engine, group, p.seq, workload::collective_of(p.kind), p.bytes, gpu(), p.id,
                           shared.comm_overhead);
+    return;
+  }
+  if (p.stream == Stream::comm && shared.cross != nullptr && shared.cross->handles(group)) {
+    shared.cross->arrive(engine, group, p.seq, workload::collective_of(p.kind), p.bytes, gpu(), p.id,
+                         shared.comm_overhead);
     return;
   }
   collective::Request r;

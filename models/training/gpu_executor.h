@@ -65,10 +65,15 @@ collective::Op collective_op(workload::Collective c);
 
 // What every GPU of a rank shares while executing.
 class ServerCollectives;
+class CrossServerCollectives;
 
 struct ExecutionShared {
   collective::CollectiveEngine* collectives = nullptr;
   ServerCollectives* server = nullptr;  // closed-form collectives inside a server; null: all through the network
+  CrossServerCollectives* cross = nullptr;  // closed-form collectives across servers (analytical network); may be null
+  // Per GPU: how many GPUs its figures stand for (replica folding: a
+  // representative its class, 1 without folding); op counts are weighted by it.
+  const std::vector<int>* gpu_weight = nullptr;
   const GpuConditions* conditions = nullptr;  // prices compute ops per GPU (hardware, faults)
   // Dense collective-layer group index of a workload group; kNoGroup for
   // groups of one GPU (their collectives complete at once).

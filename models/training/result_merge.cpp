@@ -147,6 +147,13 @@ void fill_simulation(RunResult& r, const std::vector<RankFigures>& ranks, const 
   f.sync = sim.sync == SyncMode::window ? "window" : "null_message";
 }
 
+void fill_fold(SimulationFigures& f, const ReplicaFolding& fold) {
+  f.simulated_gpus = fold.simulated_gpus();
+  f.fold = fold.active ? "auto (" + std::to_string(fold.classes) + " of " + std::to_string(fold.replicas) +
+                             " replicas simulated)"
+                       : fold.reason;
+}
+
 }  // namespace
 
 RunResult merge_results(const TrainingSetup& setup, const partition::RankMapping& mapping, core::SimTime lookahead,
@@ -184,6 +191,8 @@ RunResult merge_results(const TrainingSetup& setup, const partition::RankMapping
   r.longest_collective = longest_collective(ranks);
   fill_uncertainty(r, f);
   fill_simulation(r, ranks, mapping, lookahead, e.simulation);
+  fill_fold(r.simulation, setup.folding());
+  r.vertex_rank = mapping.vertex_rank;
   std::vector<core::Statistics> figures;
   for (const RankFigures& rank : ranks) figures.push_back(rank.figures);
   r.figures = core::Statistics::combine(figures);

@@ -58,6 +58,9 @@ struct SimulationFigures {
   std::uint64_t peak_pending_events = 0;  // largest pending-event queue, summed over ranks
   std::string network;        // "packet" | "analytical"
   std::string sync;           // "window" | "null_message"
+  // Replica folding (replica_folding.h): "auto (C of R replicas simulated)" or "off (why)".
+  std::string fold;
+  int simulated_gpus = 0;     // GPUs that ran their programs
 };
 
 // Per-GPU totals (timeline /gpu_summary; all GPUs, split over ranks in `local`).
@@ -139,7 +142,11 @@ struct RunResult {
   // ranks; the report writes each at its key's path.
   core::Statistics figures;
 
-  // This rank's share (the GPUs and links it simulated).
+  // The MPI rank of every cluster vertex in this run (its partition; the same on every rank).
+  std::vector<int> vertex_rank;
+
+  // This rank's share (the GPUs and links it simulated; with replica
+  // folding, also the rows of its folded GPUs).
   struct Local {
     std::vector<ExecutedOp> ops;       // selected GPUs only
     std::vector<GpuTotals> gpus;       // every GPU this rank simulated

@@ -8,11 +8,21 @@
 namespace pf::models::training {
 
 ServerCollectives::ServerCollectives(const collective::GroupTable& table, const collective::CollectiveConfig& config)
-    : table_(table), config_(config), servers_(table.size(), 0), waiting_(table.size()) {
+    : table_(table), config_(config), servers_(table.size(), 0), expected_(table.size(), 0), waiting_(table.size()) {
   for (std::size_t i = 0; i < table.size(); ++i) {
     const auto& g = table.group(static_cast<collective::GroupIndex>(i));
     const auto& links = table.links(static_cast<collective::GroupIndex>(i));
     servers_[i] = g.nodes() == 1 && g.size() > 1 && links.intra_Bps > 0 ? 1 : 0;
+    expected_[i] = g.size();
+  }
+}
+
+void ServerCollectives::set_simulated(const std::vector<std::uint8_t>& simulated) {
+  for (std::size_t i = 0; i < table_.size(); ++i) {
+    int n = 0;
+    for (int m : table_.group(static_cast<collective::GroupIndex>(i)).members())
+      n += simulated[static_cast<std::size_t>(m)] != 0 ? 1 : 0;
+    expected_[i] = n;
   }
 }
 
@@ -59,7 +69,7 @@ void ServerCollectives::arrive(core::LpContext& engine, std::uint32_t group, std
                           " of group " + std::to_string(group) + " while collective " + std::to_string(w.seq) +
                           " is still gathering its members");
   w.members.emplace_back(gpu, op_id);
-  if (static_cast<int>(w.members.size()) < table_.group(group).size()) return;
+  if (static_cast<int>(w.members.size()) < expected_[group]) return;
   const core::SimTime done =
       engine.now() + core::SimTime::from_seconds(memoised_duration_s(w, group, op, bytes)) + overhead;
   for (const auto& [member, id] : w.members) {

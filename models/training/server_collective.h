@@ -34,6 +34,9 @@ class ServerCollectives {
   ServerCollectives(const collective::GroupTable& table, const collective::CollectiveConfig& config);
 
   bool handles(std::uint32_t group) const { return servers_[group] != 0; }
+  // Only the GPUs flagged run their programs (replica folding): a group's
+  // collective completes once its simulated members have joined.
+  void set_simulated(const std::vector<std::uint8_t>& simulated);
   // Predicted duration from the last member's arrival, seconds.
   double duration_s(std::uint32_t group, workload::Collective op, std::uint64_t bytes) const;
 
@@ -63,6 +66,7 @@ class ServerCollectives {
   const collective::GroupTable& table_;
   collective::CollectiveConfig config_;
   std::vector<std::uint8_t> servers_;  // per dense group: 1 when it lies inside one server
+  std::vector<int> expected_;          // per dense group: members that join (all unless folded)
   std::vector<Waiting> waiting_;       // per dense group
 };
 

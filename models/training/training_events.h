@@ -26,6 +26,15 @@ struct HostIssued {  // the host has issued the op: its issue time was reached
   std::uint32_t op = 0;
 };
 
-using TrainingEvents = network::NetworkEvents::with<collective::PortFree, GpuStart, ComputeDone, CommDone, HostIssued>;
+// A member of a collective timed across servers in closed form has joined
+// (cross_server_collective.h; sent to the group's other simulated members).
+struct MemberJoined {
+  std::uint32_t group = 0;  // dense collective group index
+  std::uint32_t seq = 0;    // the collective's sequence number in its group
+  std::int64_t join_ps = 0;
+};
+
+using TrainingEvents =
+    network::NetworkEvents::with<collective::PortFree, GpuStart, ComputeDone, CommDone, HostIssued, MemberJoined>;
 
 }  // namespace pf::models::training

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "models/training/cross_server_collective.h"
+
 namespace pf::models::training {
 
 TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared,
@@ -47,6 +49,9 @@ void TrainingModel::on_event(core::LpContext& engine, const core::Event& event) 
     case core::kind_of<collective::PortFree>:
       delivered(engine, shared_.collectives->on_port_free(engine, event.as<collective::PortFree>()));
       return;
+    case core::kind_of<MemberJoined>:
+      shared_.cross->on_joined(engine, event.as<MemberJoined>(), shared_.comm_overhead);
+      return;
     default: break;
   }
   GpuExecutor& g = executor(event.dst);
@@ -74,10 +79,14 @@ double TrainingModel::progress() const {
 
 void TrainingModel::publish(core::Statistics& out) const {
   std::array<std::int64_t, 3> per_stream{};  // workload::Stream: compute, comm, p2p
-  for (const GpuExecutor& g : gpus_)
+  for (const GpuExecutor& g : gpus_) {
+    // A representative's ops stand for its folded replicas' too.
+    const std::int64_t weight =
+        shared_.gpu_weight != nullptr ? (*shared_.gpu_weight)[static_cast<std::size_t>(g.gpu())] : 1;
     for (int k = 0; k < workload::kOpKindCount; ++k)
       per_stream[static_cast<std::size_t>(workload::stream_of(static_cast<workload::OpKind>(k)))] +=
-          g.stats().kind_count[static_cast<std::size_t>(k)];
+          weight * static_cast<std::int64_t>(g.stats().kind_count[static_cast<std::size_t>(k)]);
+  }
   using M = core::Statistics::Merge;
   out.add({"training.compute_ops", "compute ops", "", "compute kernels executed by all GPUs", M::sum}, per_stream[0]);
   out.add({"training.collective_ops", "collective ops", "", "collective calls completed by all GPUs (one per member)", M::sum},

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "models/collective/nccl_cost.h"
+#include "models/network/lp_partition.h"
 
 namespace pf::models::training {
 namespace {
@@ -55,6 +56,26 @@ std::vector<std::uint16_t> nccl_channel_counts(const collective::GroupTable& gro
   return channels;
 }
 
+// Dense groups spanning servers that CrossServerCollectives times: with the
+// analytical network, inter_server: analytical and NCCL's costs, except the
+// flex dispatcher's EP groups (their all-to-alls cross to a server once per
+// token, which the message-level collective prices).
+std::vector<std::uint8_t> cross_server_groups(const ExperimentSpec& e, const collective::GroupTable& groups,
+                                              const ExecutionShared& shared) {
+  std::vector<std::uint8_t> out(groups.size(), 0);
+  if (e.simulation.network != NetworkMode::analytical || e.simulation.inter_server != InterServer::analytical ||
+      e.simulation.collective_model != CollectiveModel::nccl)
+    return out;
+  const auto ep = static_cast<std::size_t>(GroupKind::ep);
+  const std::uint32_t ep_begin = shared.group_base[ep];
+  const std::uint32_t ep_end = ep + 1 < shared.group_base.size() ? shared.group_base[ep + 1] : ep_begin;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const bool flex_ep = shared.moe_dedup_top_k > 0 && i >= ep_begin && i < ep_end;
+    out[i] = groups.group(static_cast<collective::GroupIndex>(i)).nodes() >= 2 && !flex_ep ? 1 : 0;
+  }
+  return out;
+}
+
 }  // namespace
 
 TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
@@ -71,6 +92,22 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
       server_(groups_, collective_config_) {
   shared_.collectives = &collectives_;
   if (e.simulation.intra_server == IntraServer::analytical) shared_.server = &server_;
+  if (e.training.moe_token_dispatcher == MoeTokenDispatcher::flex && e.model.moe && e.model.moe->num_experts > 0) {
+    shared_.moe_dedup_top_k = e.model.moe->top_k;
+    shared_.moe_dedup_experts = e.model.moe->num_experts;
+  }
+  std::vector<std::uint8_t> cross = cross_server_groups(e, groups_, shared_);
+  FoldInputs fold{&e, &workload_.parallelism, &layout_, &groups_, shared_.group_base, cross};
+  for (std::size_t i = 0; i < groups_.size(); ++i)
+    if (shared_.server != nullptr && server_.handles(static_cast<std::uint32_t>(i))) fold.closed_form[i] = 1;
+  folding_ = fold_replicas(fold);
+  const std::vector<std::uint8_t> simulated = folding_.simulated_flags();
+  server_.set_simulated(simulated);
+  if (std::any_of(cross.begin(), cross.end(), [](std::uint8_t c) { return c != 0; })) {
+    cross_ = std::make_unique<CrossServerCollectives>(groups_, collective_config_, std::move(cross), simulated);
+    shared_.cross = cross_.get();
+  }
+  shared_.gpu_weight = &folding_.weight;
   shared_.conditions = &conditions_;
   shared_.overlap_slowdown = e.hardware.gpu.efficiency.overlap_slowdown;
   if (e.hardware.gpu.sm_count > 0 && e.hardware.gpu.efficiency.overlap_sm_cost > 0) {
@@ -85,15 +122,27 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
                                                        e.hardware.node.host_overhead_scale * 1e-6);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
-  if (e.training.moe_token_dispatcher == MoeTokenDispatcher::flex && e.model.moe && e.model.moe->num_experts > 0) {
-    shared_.moe_dedup_top_k = e.model.moe->top_k;
-    shared_.moe_dedup_experts = e.model.moe->num_experts;
-  }
 }
 
 TrainingModel TrainingSetup::model(const std::vector<int>& local_gpus, std::vector<bool> record) {
-  record.resize(static_cast<std::size_t>(layout_.world_size()), false);
-  return TrainingModel(net_, shared_, workload_.program, local_gpus, record, layout_.world_size());
+  const auto gpus = static_cast<std::size_t>(layout_.world_size());
+  record.resize(gpus, false);
+  std::vector<bool> kept(gpus, false);
+  for (std::size_t g = 0; g < gpus; ++g)
+    if (record[g]) kept[static_cast<std::size_t>(folding_.source[g])] = true;
+  std::vector<int> simulated;
+  for (int g : local_gpus)
+    if (folding_.simulated(g)) simulated.push_back(g);
+  return TrainingModel(net_, shared_, workload_.program, simulated, kept, layout_.world_size());
+}
+
+std::vector<double> TrainingSetup::partition_weights() const {
+  std::vector<double> w = network::default_vertex_events(graph_);
+  // A folded GPU never runs: a small weight, so that the partitioner still
+  // sees every server, and the simulated ones carry the run's work.
+  for (int g = 0; g < graph_.gpu_count(); ++g)
+    if (!folding_.simulated(g)) w[static_cast<std::size_t>(g)] *= 1e-3;
+  return w;
 }
 
 }  // namespace pf::models::training

@@ -12,6 +12,7 @@
 // graph and to each other, and every model refers to them.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "models/collective/collective_engine.h"
@@ -21,6 +22,8 @@
 #include "models/network/topology.h"
 #include "models/spec/experiment_spec.h"
 #include "models/training/gpu_conditions.h"
+#include "models/training/cross_server_collective.h"
+#include "models/training/replica_folding.h"
 #include "models/training/server_collective.h"
 #include "models/training/training_model.h"
 #include "models/training/training_workload.h"
@@ -42,9 +45,14 @@ class TrainingSetup {
   const network::ClusterGraph& graph() const { return graph_; }
   const std::vector<network::FaultReach>& fault_reach() const { return reach_; }
   const network::Network& network() const { return net_; }
+  // Which GPUs run their programs and whose figures the others take (replica_folding.h).
+  const ReplicaFolding& folding() const { return folding_; }
+  // Expected events per cluster vertex for the partitioner: folded GPUs weigh nothing.
+  std::vector<double> partition_weights() const;
 
-  // The LP model of `local_gpus` (ascending); record[gpu]: keep its ops as
-  // timeline rows (shorter than the GPU count: the rest are not recorded).
+  // The LP model of the simulated GPUs among `local_gpus` (ascending);
+  // record[gpu]: keep its ops as timeline rows (shorter than the GPU count:
+  // the rest are not recorded); a folded GPU's representative records for it.
   TrainingModel model(const std::vector<int>& local_gpus, std::vector<bool> record);
 
  private:
@@ -60,6 +68,8 @@ class TrainingSetup {
   collective::CollectiveEngine collectives_;
   GpuConditions conditions_;
   ServerCollectives server_;
+  ReplicaFolding folding_;
+  std::unique_ptr<CrossServerCollectives> cross_;  // analytical network, inter_server: analytical
 };
 
 }  // namespace pf::models::training

@@ -160,6 +160,16 @@ def oom(d):
     print(f"oom: needs {o['required_gb']:.2f} of {o['capacity_gb']:.2f} GiB")
 
 
+def folded(d):
+    s = report(d)["simulation"]
+    gpus = report(d)["gpus"] if "gpus" in report(d) else None
+    if not s.get("fold", "").startswith("auto (") or s.get("simulated_gpus", 0) <= 0:
+        fail(f"not folded: {s.get('fold')}")
+    if gpus is not None and s["simulated_gpus"] >= gpus:
+        fail(f"folded, but {s['simulated_gpus']} of {gpus} GPUs simulated")
+    print(f"folded: {s['fold']}, {s['simulated_gpus']} GPUs simulated")
+
+
 def complete(d):
     import os
     p = d + "/timeline.h5"
@@ -174,4 +184,4 @@ def complete(d):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"same": same, "timeline": timeline, "critical": critical, "oom": oom, "complete": complete}[cmd](*args)
+    {"same": same, "folded": folded, "timeline": timeline, "critical": critical, "oom": oom, "complete": complete}[cmd](*args)

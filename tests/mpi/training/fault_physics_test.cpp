@@ -104,12 +104,16 @@ TEST(FaultPhysics, JitterKeepsTheMeanAndFollowsItsSeed) {
 
 TEST(FaultPhysics, AMixedServerComputesAtItsOwnGpusSpeed) {
   // The second server gets GPUs with half the bf16 peak: a synchronous DP step
-  // runs at their pace, as if the whole cluster had them.
+  // runs at their pace, as if the whole cluster had them. Its gradient
+  // all-reduce runs message by message (simulation.inter_server: packet), so
+  // that the slow GPUs, the last to join, finish last and bind; timed in
+  // closed form every member completes at once and GPU 0 binds on the tie.
   const std::string a100 = std::string(PF_SOURCE_ROOT) + "/configs/hardware/a100-sxm-80gb.yaml";
-  const RunResult healthy = run(data_parallel({"training.global_batch_size=128"}));
-  const RunResult all_slow = run(data_parallel({"training.global_batch_size=128", "hardware.gpu.peak_tflops.bf16=156"}));
+  const std::string batch = "training.global_batch_size=128", messages = "simulation.inter_server=packet";
+  const RunResult healthy = run(data_parallel({batch, messages}));
+  const RunResult all_slow = run(data_parallel({batch, messages, "hardware.gpu.peak_tflops.bf16=156"}));
   const RunResult mixed = run(data_parallel(
-      {"training.global_batch_size=128", "faults=[{gpus: \"4-7\", hardware: " + a100 + "}]",
+      {batch, messages, "faults=[{gpus: \"4-7\", hardware: " + a100 + "}]",
        "faults.0.hardware.gpu.peak_tflops.bf16=156", "faults.0.hardware.node.gpus_per_node=4",
        "faults.0.hardware.node.nics_per_node=4"}));
   EXPECT_GT(mixed.step_time_s, healthy.step_time_s * 1.3);

@@ -11,6 +11,7 @@
 #include "models/collective/collective_types.h"
 #include "io/config/experiment_loader.h"
 #include "models/training/kernel_progress.h"
+#include "models/training/training_setup.h"
 #include "io/run/training_run.h"
 #include "models/workload/gpu_program.h"
 
@@ -338,6 +339,96 @@ TEST(TrainingPhysics, GraphedModulesIssueAtTheGraphRate) {
   EXPECT_EQ(graphed_issues(config::load_experiment(kExperiment, tiny), 0, &none), 0);
 }
 
+// simulation.inter_server: analytical times the collectives of groups that
+// span servers in closed form from their last member's join
+// (cross_server_collective.h); on the analytical network's idle paths that
+// is what their messages take: a MoE model's expert-parallel all-to-alls
+// over two servers (NVLink and NIC parts side by side), and a dense model's
+// data-parallel reduce-scatters and all-gathers and its step. What the
+// closed form leaves out shows in the MoE step: two groups' collectives at
+// once on one GPU port share it in the messages' model, not in closed form.
+TEST(TrainingPhysics, CrossServerClosedFormMatchesTheMessages) {
+  using workload::OpKind;
+  const std::vector<std::string> dense{"topology.nodes=2", "parallelism.pp=1", "parallelism.tp=2",
+                                       "parallelism.dp=8", "model.layers=4", "training.global_batch_size=16",
+                                       "simulation.network=analytical"};
+  std::vector<std::string> moe = dense;
+  for (const char* o : {"parallelism.sequence_parallel=true", "parallelism.ep=4", "model.moe.num_experts=8",
+                        "model.moe.top_k=2"})
+    moe.push_back(o);
+  const auto recorded = [](std::vector<std::string> overrides, const char* inter_server) {
+    overrides.push_back(std::string("simulation.inter_server=") + inter_server);
+    RunOptions options;
+    options.record.assign(16, true);
+    return run_training(config::load_experiment(kExperiment, overrides), core::Communicator::world(), options);
+  };
+  // Summed over this rank's GPUs: the same GPUs in both runs.
+  const auto total = [](const RunResult& r, OpKind kind) {
+    double s = 0;
+    for (const auto& op : r.local.ops)
+      if (op.kind == static_cast<std::uint16_t>(kind)) s += static_cast<double>(op.end_ps - op.start_ps) * 1e-12;
+    return s;
+  };
+  const auto compare = [&](const RunResult& closed, const RunResult& messages, OpKind kind, double tolerance) {
+    if (messages.local.ops.empty()) return;  // this rank simulated no GPU
+    const double m = total(messages, kind);
+    ASSERT_GT(m, 0) << workload::kind_name(kind);
+    EXPECT_NEAR(total(closed, kind) / m, 1.0, tolerance) << workload::kind_name(kind);
+  };
+  const RunResult moe_closed = recorded(moe, "analytical"), moe_messages = recorded(moe, "packet");
+  compare(moe_closed, moe_messages, OpKind::ep_dispatch, 0.03);
+  compare(moe_closed, moe_messages, OpKind::ep_combine, 0.03);
+  EXPECT_LT(moe_closed.step_time_s, moe_messages.step_time_s);
+  EXPECT_GT(moe_closed.step_time_s, 0.9 * moe_messages.step_time_s);
+  const RunResult dense_closed = recorded(dense, "analytical"), dense_messages = recorded(dense, "packet");
+  compare(dense_closed, dense_messages, OpKind::dp_grad_reduce_scatter, 0.01);
+  compare(dense_closed, dense_messages, OpKind::dp_param_all_gather, 0.01);
+  EXPECT_NEAR(dense_closed.step_time_s / dense_messages.step_time_s, 1.0, 0.005);
+}
+
+// Replica folding's classes and its refusals (replica_folding.h): on one
+// switch every replica is alike and folds onto replica 0, position by
+// position, its GPUs standing for all; faults, one replica, the packet
+// network and message-level groups across replicas turn it off with the reason.
+TEST(ReplicaFolding, FoldsAlikeReplicasOntoTheFirstAndRefusesWhereItWouldNotBeExact) {
+  const std::vector<std::string> base{"topology.nodes=4",      "parallelism.tp=2",
+                                      "parallelism.pp=2",      "parallelism.dp=8",
+                                      "training.global_batch_size=16", "simulation.network=analytical"};
+  const auto folding = [&](std::vector<std::string> more) {
+    std::vector<std::string> o = base;
+    o.insert(o.end(), more.begin(), more.end());
+    const ExperimentSpec e = config::load_experiment(kExperiment, o);
+    models::training::TrainingSetup setup(e, models::training::built_in_workload(e));
+    return setup.folding();
+  };
+  const auto f = folding({});
+  ASSERT_TRUE(f.active) << f.reason;
+  EXPECT_EQ(f.classes, 1);
+  EXPECT_EQ(f.simulated_gpus(), 4);
+  const workload::RankLayout layout(config::load_experiment(kExperiment, base).parallelism);
+  int weights = 0;
+  for (int g = 0; g < 32; ++g) {
+    workload::Coords c = layout.coords(g);
+    c.dp = 0;
+    EXPECT_EQ(f.source[static_cast<std::size_t>(g)], layout.rank(c)) << g;
+    weights += f.weight[static_cast<std::size_t>(g)];
+  }
+  EXPECT_EQ(weights, 32);
+  const auto off = [&](std::vector<std::string> more, const std::string& why) {
+    const auto r = folding(std::move(more));
+    EXPECT_FALSE(r.active) << why;
+    EXPECT_NE(r.reason.find(why), std::string::npos) << r.reason;
+    EXPECT_EQ(r.simulated_gpus(), 32);
+  };
+  off({"simulation.fold=off"}, "simulation.fold: off");
+  off({"simulation.network=packet"}, "packet network");
+  off({"simulation.inter_server=packet"}, "message by message");
+  off({"faults=[{gpus: \"3\", compute_slowdown: 1.2}]"}, "faults");
+  const auto one = folding({"parallelism.dp=1", "parallelism.pp=16"});
+  EXPECT_FALSE(one.active);
+  EXPECT_NE(one.reason.find("one data-parallel replica"), std::string::npos) << one.reason;
+}
+
 // The flex dispatcher (DeepEP) sends a token to another server once however
 // many of its experts live there: with EP over two servers the token
 // all-to-alls, bound by the NICs, shrink to remote_dedup_share of the plain
@@ -350,7 +441,7 @@ TEST(TrainingPhysics, FlexDispatchCrossesToAServerOncePerToken) {
                                     "model.moe.top_k=4", "model.moe.expert_ffn_hidden_size=1024", "model.layers=2",
                                     "training.global_batch_size=" + std::to_string(8 * nodes),
                                     "training.seq_length=4096", "training.host_overhead_us=0",
-                                    "simulation.network=analytical",
+                                    "simulation.network=analytical", "simulation.inter_server=packet",
                                     std::string("training.moe_token_dispatcher=") + dispatcher};
   };
   const double across = kind_seconds(run(moe(2, "flex")), "ep_dispatch") /

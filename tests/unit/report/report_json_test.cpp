@@ -46,7 +46,7 @@ TEST(ReportJson, HasEverySpecKeyInSpecOrderThenExtensions) {
   EXPECT_EQ(keys(j["simulation"]),
             (std::vector<std::string>{"ranks", "events", "wall_s", "events_per_s", "lookahead_ns", "windows",
                                       "null_messages", "partition_cut_edges", "imbalance", "peak_rss_gb",
-                                      "peak_pending_events", "network", "sync"}));
+                                      "peak_pending_events", "network", "sync", "fold", "simulated_gpus"}));
 }
 
 TEST(ReportJson, DerivedFiguresFollowTheirDefinitions) {
