@@ -46,9 +46,11 @@ std::vector<std::int64_t> fault_figures(const TrainingSetup& setup, const partit
   const auto stage_of = [&](int gpu) { return static_cast<std::size_t>(layout.coords(gpu).pp); };
   std::vector<std::int64_t> mine(fl.size(), 0);
   std::vector<std::int64_t> busy_of(static_cast<std::size_t>(layout.world_size()), -1);
+  // A representative's busy time stands for its folded replicas' too (replica_folding.h).
+  const std::vector<int>& weight = setup.folding().weight;
   for (const GpuExecutor& g : model.gpus()) {
     busy_of[static_cast<std::size_t>(g.gpu())] = g.time().busy_ps();
-    mine[stage_of(g.gpu())] += g.time().busy_ps();
+    mine[stage_of(g.gpu())] += weight[static_cast<std::size_t>(g.gpu())] * g.time().busy_ps();
   }
   for (std::size_t i = 0; i < fl.faults; ++i) {
     for (int g : e.faults[i].gpus)

@@ -81,16 +81,35 @@ std::vector<int> replica_gpus(const ParallelismSpec& par, const RankLayout& layo
   return out;
 }
 
-// Each replica's own signature: its groups' costs and its pipeline paths, position by position.
+// Per GPU: on a server that a GPU fault touches (a slowdown, jitter drawn per
+// GPU, or replacement hardware given to the whole server). Such a GPU's
+// replica is a class of its own: folding stays off for what a fault touches.
+std::vector<std::uint8_t> fault_touched(const FoldInputs& in) {
+  const network::ClusterGraph& graph = in.groups->graph();
+  std::vector<std::uint8_t> server(static_cast<std::size_t>(graph.shape().nodes), 0);
+  for (const FaultSpec& f : in.experiment->faults)
+    for (int g : f.gpus) server[static_cast<std::size_t>(graph.node_of_gpu(g))] = 1;
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(graph.gpu_count()), 0);
+  for (int g = 0; g < graph.gpu_count(); ++g)
+    out[static_cast<std::size_t>(g)] = server[static_cast<std::size_t>(graph.node_of_gpu(g))];
+  return out;
+}
+
+// Each replica's own signature: its groups' costs and its pipeline paths,
+// position by position; a replica a fault touches is unlike any other.
 std::vector<int> initial_classes(const FoldInputs& in, const std::vector<std::vector<int>>& replicas) {
   const ParallelismSpec& par = *in.parallelism;
   const network::ClusterGraph& graph = in.groups->graph();
   const network::NicShare share(graph, 0);
   const Groups groups{in};
+  const std::vector<std::uint8_t> touched = fault_touched(in);
   Interner group_ids, path_ids, classes;
   std::vector<int> out;
-  for (const std::vector<int>& gpus : replicas) {
+  for (std::size_t d = 0; d < replicas.size(); ++d) {
+    const std::vector<int>& gpus = replicas[d];
     Signature sig;
+    if (std::any_of(gpus.begin(), gpus.end(), [&](int g) { return touched[static_cast<std::size_t>(g)] != 0; }))
+      sig.push_back(-2 - static_cast<std::int64_t>(d));
     for (int g : gpus) {
       for (int k = 1; k < workload::kGroupKindCount; ++k) {
         const std::int64_t dense = groups.dense(static_cast<GroupKind>(k), g);
@@ -148,7 +167,9 @@ std::string run_blocker(const FoldInputs& in) {
   if (e.simulation.fold == Fold::off) return "off (simulation.fold: off)";
   if (in.parallelism->dp <= 1) return "off (one data-parallel replica)";
   if (e.simulation.network != NetworkMode::analytical) return "off (packet network: replicas share links)";
-  if (!e.faults.empty()) return "off (faults make replicas differ)";
+  for (const FaultSpec& f : e.faults)
+    if (f.target != FaultTarget::gpus)
+      return "off (link and switch faults: a message's path, and so its time, depends on its ECMP flow)";
   return {};
 }
 

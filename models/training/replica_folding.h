@@ -6,7 +6,8 @@
 // tensor and context rank of it: RankLayout's dp coordinate). Two replicas are
 // equivalent when everything that times their GPUs is the same position for
 // position: the program (the generator's and SimAI's depend on the stage,
-// tensor and context ranks, not on the dp index), the GPU (no faults), the
+// tensor and context ranks, not on the dp index), the GPU (a replica with a
+// GPU on a server that a GPU fault touches is a class of its own), the
 // cost of every group each GPU belongs to (its shape over servers and
 // GroupLinks), and the pipeline neighbours' paths (latency, bottleneck, NIC
 // share). Groups that span replicas (DP, EP, expert-DP) add one condition:
@@ -22,8 +23,9 @@
 // Hence the last condition: wherever a simulated GPU is a member of such a
 // group, so is the representative of every class among the group's members
 // (otherwise folding is off, with the reason). Message-level collectives
-// between replicas (packet mode, simulation.inter_server: packet) and faults
-// break the premise, and folding is then off for the run.
+// between replicas (packet mode, simulation.inter_server: packet) and link or
+// switch faults (a message's path then depends on its ECMP flow) break the
+// premise, and folding is then off for the run.
 //
 // The report, /gpu_summary and the timeline rows of every GPU are the
 // unfolded run's (tests/mpi/training/fold_cli_test.sh); engine figures

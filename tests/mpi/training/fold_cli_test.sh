@@ -1,8 +1,8 @@
 #!/bin/bash
 # Replica folding (simulation.fold: auto, models/training/replica_folding.h):
-# on seven configurations (dense 1F1B, interleaved, CP, ZeRO-3, MoE with EP,
-# a SimAI import, and a rail-optimised fabric where replicas fall into two
-# classes), the folded run on 1 and 2 ranks gives the report (less
+# on eight configurations (dense 1F1B, interleaved, CP, ZeRO-3, MoE with EP,
+# a SimAI import, a rail-optimised fabric where replicas fall into two
+# classes, GPU faults), the folded run on 1 and 2 ranks gives the report (less
 # simulation/version/config hash) and every GPU's timeline rows and
 # /gpu_summary of the unfolded run (fold: off, 1 rank), and it did fold
 # (fewer GPUs simulated than the cluster has).
@@ -46,11 +46,18 @@ for name in "${!plans[@]}"; do
   # shellcheck disable=SC2086
   run_case "$name" "$exp" "${base[@]}" ${plans[$name]}
 done
+# A straggler and jitter: the replicas on the servers they touch are simulated
+# each on its own, the rest fold (5 of 8 replicas simulated); fault figures too.
+run_case gpu_faults "$exp" "${base[@]}" \
+  --set 'faults=[{gpus: "3", compute_slowdown: 1.3}, {gpus: "20-21", compute_jitter: {distribution: normal, sigma: 0.1, seed: 7}}]'
 run_case simai "$root/tests/mpi/training/simai.yaml" --quiet \
   --set workload.simai="$root/configs/workloads/simai/L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100.txt" \
   --set topology.nodes=4 --set simulation.network=analytical
 
-# Folding is off, with its reason, where replicas are not alike or share links.
+# Folding is off, with its reason, where replicas share links or paths depend on flows.
 "$preflight" run "$exp" "${base[@]}" --set simulation.network=packet --out "$work/packet" > "$work/packet.txt" 2>&1
 grep -q "replica folding *off (packet network" "$work/packet.txt" || fail "packet run does not say folding is off"
+"$preflight" run "$exp" "${base[@]}" --set 'faults=[{link: "leaf0->spine0", bandwidth_factor: 0.5}]' \
+  --set topology.kind=rail_optimized --set topology.nodes_per_leaf=2 --out "$work/link" > "$work/link.txt" 2>&1
+grep -q "replica folding *off (link and switch faults" "$work/link.txt" || { fail "a link fault does not turn folding off"; cat "$work/link.txt"; }
 exit $status

@@ -388,8 +388,9 @@ TEST(TrainingPhysics, CrossServerClosedFormMatchesTheMessages) {
 
 // Replica folding's classes and its refusals (replica_folding.h): on one
 // switch every replica is alike and folds onto replica 0, position by
-// position, its GPUs standing for all; faults, one replica, the packet
-// network and message-level groups across replicas turn it off with the reason.
+// position, its GPUs standing for all; a GPU fault keeps the replicas of its
+// server unfolded; link faults, one replica, the packet network and
+// message-level groups across replicas turn it off with the reason.
 TEST(ReplicaFolding, FoldsAlikeReplicasOntoTheFirstAndRefusesWhereItWouldNotBeExact) {
   const std::vector<std::string> base{"topology.nodes=4",      "parallelism.tp=2",
                                       "parallelism.pp=2",      "parallelism.dp=8",
@@ -423,7 +424,16 @@ TEST(ReplicaFolding, FoldsAlikeReplicasOntoTheFirstAndRefusesWhereItWouldNotBeEx
   off({"simulation.fold=off"}, "simulation.fold: off");
   off({"simulation.network=packet"}, "packet network");
   off({"simulation.inter_server=packet"}, "message by message");
-  off({"faults=[{gpus: \"3\", compute_slowdown: 1.2}]"}, "faults");
+  off({"faults=[{link: \"leaf0->spine0\", bandwidth_factor: 0.5}]", "topology.kind=rail_optimized",
+       "topology.nodes_per_leaf=2"},
+      "link and switch faults");
+  // A straggler's server (GPUs 0-7: replicas 0-3 of stage 0) keeps those replicas unfolded; the rest fold.
+  const auto straggler = folding({"faults=[{gpus: \"3\", compute_slowdown: 1.2}]"});
+  ASSERT_TRUE(straggler.active) << straggler.reason;
+  EXPECT_EQ(straggler.classes, 5);
+  for (int g : {0, 3, 7, 16, 23}) EXPECT_TRUE(straggler.simulated(g)) << g;
+  EXPECT_FALSE(straggler.simulated(10));  // replica 5 folds onto replica 4, the first the fault leaves alone
+  EXPECT_EQ(straggler.source[10], 8);
   const auto one = folding({"parallelism.dp=1", "parallelism.pp=16"});
   EXPECT_FALSE(one.active);
   EXPECT_NE(one.reason.find("one data-parallel replica"), std::string::npos) << one.reason;
