@@ -12,13 +12,9 @@
 set -u
 preflight=$1 mpiexec=$2 root=$3
 exp=$root/tests/mpi/training/small-pipeline.yaml
-check="/usr/bin/python3 $root/tests/mpi/training/check_run.py"
 faults_check="/usr/bin/python3 $root/tests/mpi/training/check_faults.py"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-mpi() { local n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"; }
+# shellcheck source=cli_common.sh
+source "$root/tests/mpi/training/cli_common.sh"
 
 # 16 GPUs on two servers, one leaf each: their 8 rails cross 8 spines.
 plan=(--set topology.nodes=2 --set topology.kind=fat_tree --set topology.nodes_per_leaf=1

@@ -10,12 +10,8 @@
 set -u
 preflight=$1 mpiexec=$2 root=$3
 exp=$root/tests/mpi/training/small-pipeline.yaml
-check="/usr/bin/python3 $root/tests/mpi/training/check_run.py"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-mpi() { local n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"; }
+# shellcheck source=cli_common.sh
+source "$root/tests/mpi/training/cli_common.sh"
 
 # 32 GPUs on four servers, analytical network: TP 2, PP 2, DP 8.
 base=(--set topology.nodes=4 --set parallelism.tp=2 --set parallelism.pp=2 --set parallelism.dp=8

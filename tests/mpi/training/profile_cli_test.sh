@@ -11,11 +11,8 @@
 set -u
 preflight=$1 mpiexec=$2 root=$3
 exp=$root/tests/mpi/training/small-pipeline.yaml
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-mpi() { local n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"; }
+# shellcheck source=cli_common.sh
+source "$root/tests/mpi/training/cli_common.sh"
 
 # 16 GPUs on four servers: TP 2, PP 2, DP 4, packet network.
 plan=(--set topology.nodes=4 --set hardware.node.gpus_per_node=4 --set parallelism.tp=2 --set parallelism.pp=2

@@ -10,12 +10,8 @@ set -u
 preflight=$1 mpiexec=$2 root=$3
 exp=$root/tests/mpi/training/simai.yaml
 files=$root/configs/workloads/simai
-check="/usr/bin/python3 $root/tests/mpi/training/check_run.py"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-mpi() { local n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"; }
+# shellcheck source=cli_common.sh
+source "$root/tests/mpi/training/cli_common.sh"
 
 for f in "$files"/*.txt; do
   name=$(basename "$f" .txt)

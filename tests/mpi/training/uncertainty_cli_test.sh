@@ -20,11 +20,8 @@
 set -u
 preflight=$1 mpiexec=$2 root=$3
 exp=$root/tests/mpi/training/small-pipeline.yaml
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-mpi() { local n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"; }
+# shellcheck source=cli_common.sh
+source "$root/tests/mpi/training/cli_common.sh"
 band() { /usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['uncertainty'], sort_keys=True))" "$1"; }
 plan=(--set topology.nodes=2 --set parallelism.tp=2 --set parallelism.pp=2 --set parallelism.dp=4
       --set parallelism.sequence_parallel=true --set training.global_batch_size=16
