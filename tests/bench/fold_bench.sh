@@ -56,6 +56,16 @@ run_pair() {  # experiment, extra args...
 
 printf "%-44s %9s %12s %12s %14s %s\n" run wall_s step_ms events simulated fold
 run_pair "$root/configs/examples/simai-moe-9216.yaml"
+# The peer: SimAI 1.6's analytical wall time on the same file, measured by the
+# user on this machine (SIMAI_WALL_S); the default is issue 14's figure, from
+# another machine, so the ratio printed with it is indicative only.
+/usr/bin/python3 - "$work/folded.json" "${SIMAI_WALL_S:-0.08}" "${SIMAI_WALL_S:+this machine}" <<'PY'
+import json, sys
+wall = json.load(open(sys.argv[1]))["simulation"]["wall_s"]
+where = sys.argv[3] or "issue 14's machine, not this one"
+print(f"  SimAI 1.6 analytical on the same file: {float(sys.argv[2]):.2f} s ({where}); "
+      f"preflight folded engine {wall:.2f} s (whole command above)")
+PY
 run_pair "$root/configs/examples/llama3-405b-h100-16384.yaml"
 run_pair "$root/configs/examples/gpt3-175b-a100-1024.yaml"
 

@@ -5,7 +5,8 @@
 # classes, GPU faults), the folded run on 1 and 2 ranks gives the report (less
 # simulation/version/config hash) and every GPU's timeline rows and
 # /gpu_summary of the unfolded run (fold: off, 1 rank), and it did fold
-# (fewer GPUs simulated than the cluster has).
+# (fewer GPUs simulated than the cluster has); the MoE plan also on 4 ranks
+# with null-message synchronisation, folded and not.
 # usage: fold_cli_test.sh PREFLIGHT MPIEXEC SOURCE_ROOT
 set -u
 preflight=$1 mpiexec=$2 root=$3
@@ -49,6 +50,17 @@ run_case gpu_faults "$exp" "${base[@]}" \
 run_case simai "$root/tests/mpi/training/simai.yaml" --quiet \
   --set workload.simai="$root/configs/workloads/simai/L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100.txt" \
   --set topology.nodes=4 --set simulation.network=analytical
+
+# The rendezvous across ranks in the other synchronisation mode: the MoE plan
+# on 4 ranks with null messages, folded and unfolded (every member's join
+# then crosses ranks), gives the 1-rank unfolded run.
+# shellcheck disable=SC2086
+for fold in auto off; do
+  out=$work/null-message-$fold
+  mpi 4 "$preflight" run "$exp" "${base[@]}" ${plans[moe_ep]} --set simulation.sync=null_message \
+    --set simulation.fold=$fold --out "$out" > "$out.txt" 2>&1 || { fail "null_message fold $fold exited $?"; continue; }
+  $check same "$work/moe_ep-off" "$out" other-config || fail "null_message on 4 ranks, fold $fold, differs"
+done
 
 # Folding is off, with its reason, where replicas share links or paths depend on flows.
 "$preflight" run "$exp" "${base[@]}" --set simulation.network=packet --out "$work/packet" > "$work/packet.txt" 2>&1
