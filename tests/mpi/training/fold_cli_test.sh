@@ -1,8 +1,8 @@
 #!/bin/bash
 # Replica folding (simulation.fold: auto, models/training/replica_folding.h):
-# on eight configurations (dense 1F1B, interleaved, CP, ZeRO-3, MoE with EP,
-# a SimAI import, a rail-optimised fabric where replicas fall into two
-# classes, GPU faults), the folded run on 1 and 2 ranks gives the report (less
+# on nine configurations (dense 1F1B, interleaved, CP, ZeRO-3, MoE with EP,
+# data-parallel groups inside a server, a SimAI import, a rail-optimised
+# fabric where replicas fall into two classes, GPU faults), the folded run on 1 and 2 ranks gives the report (less
 # simulation/version/config hash) and every GPU's timeline rows and
 # /gpu_summary of the unfolded run (fold: off, 1 rank), and it did fold
 # (fewer GPUs simulated than the cluster has); the MoE plan also on 4 ranks
@@ -23,6 +23,7 @@ plans[interleaved]="--set parallelism.pipeline_schedule=interleaved --set parall
 plans[cp]="--set parallelism.cp=2 --set parallelism.dp=4 --set training.seq_length=2048"
 plans[zero3]="--set parallelism.pp=1 --set parallelism.dp=16 --set parallelism.zero_stage=3 --set parallelism.sequence_parallel=true"
 plans[moe_ep]="--set model.moe.num_experts=8 --set model.moe.top_k=2 --set parallelism.ep=4 --set parallelism.sequence_parallel=true"
+plans[dp_in_server]="--set topology.nodes=2 --set parallelism.tp=1 --set parallelism.dp=8"
 plans[two_classes]="--set topology.kind=rail_optimized --set topology.nodes=12 --set topology.nodes_per_leaf=6 --set parallelism.pp=3 --set parallelism.dp=16 --set model.layers=12 --set training.global_batch_size=32"
 
 run_case() {  # name, experiment, extra args...
