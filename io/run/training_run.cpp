@@ -46,6 +46,7 @@ core::EngineConfig engine_config(const models::network::ClusterGraph& graph, con
 void add_projections(const models::training::TrainingSetup& setup, const models::SimulationSpec& sim,
                      const std::vector<int>& ranks, core::WindowProjections& out, ParallelismProfile& profile) {
   const int servers = setup.graph().shape().nodes;
+  const std::vector<double> weights = setup.folding().active ? setup.partition_weights() : std::vector<double>{};
   for (int k : ranks) {
     if (k > servers) {
       profile.skipped.push_back({k, "more ranks than servers (" + std::to_string(servers) +
@@ -53,8 +54,6 @@ void add_projections(const models::training::TrainingSetup& setup, const models:
       continue;
     }
     try {
-      const std::vector<double> weights =
-          setup.folding().active ? setup.partition_weights() : std::vector<double>{};
       const partition::RankMapping m = models::network::partition_cluster(setup.graph(), k, sim.partition, {}, weights);
       const core::EngineConfig c = models::network::engine_config(setup.graph(), m, sim.network, sim.sync);
       out.add(core::VirtualRanks{k, m.vertex_rank, c.lookahead, c.lp_lookahead});

@@ -52,7 +52,7 @@ bool one_port(const network::ClusterGraph& g, const collective::Group& group) {
   network::Path local, remote;
   network::route(g, me, group.gpu_at(node, 1), 0, local);
   network::route(g, me, other, 0, remote);
-  return !local.links.empty() && !remote.links.empty() && local.links[0] == remote.links[0];
+  return local.hops > 0 && remote.hops > 0 && local.links[0] == remote.links[0];
 }
 
 }  // namespace
@@ -67,7 +67,8 @@ CrossServerCollectives::CrossServerCollectives(const collective::GroupTable& tab
       simulated_members_(table.size()),
       bound_(table.size()),
       links_(table.size()),
-      one_port_(table.size(), 0) {
+      one_port_(table.size(), 0),
+      memo_(table.size()) {
   if (handled_.size() != table.size())
     throw SimulationError("training: cross-server collectives got " + std::to_string(handled_.size()) +
                           " group flags for " + std::to_string(table.size()) + " groups");
@@ -153,8 +154,8 @@ void CrossServerCollectives::on_joined(core::LpContext& engine, const MemberJoin
 void CrossServerCollectives::complete_if_ready(core::LpContext& engine, std::uint32_t group, int gpu, Rendezvous& r,
                                                core::SimTime overhead) {
   if (!r.own || r.joined < static_cast<int>(simulated_members_[group].size())) return;
-  const core::SimTime duration =
-      std::max(core::SimTime::from_seconds(duration_s(group, r.op, r.bytes)), bound_[group]);
+  const double seconds = memo_[group].seconds(r.op, r.bytes, [&] { return duration_s(group, r.op, r.bytes); });
+  const core::SimTime duration = std::max(core::SimTime::from_seconds(seconds), bound_[group]);
   engine.send(r.last + duration + overhead, static_cast<core::LpId>(gpu), CommDone{r.op_id});
   r = Rendezvous{};
 }

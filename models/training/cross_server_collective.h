@@ -39,6 +39,7 @@
 #include "core/sim_time.h"
 #include "models/collective/algorithm_choice.h"
 #include "models/collective/group_table.h"
+#include "models/training/duration_memo.h"
 #include "models/training/training_events.h"
 #include "models/workload/op.h"
 
@@ -85,6 +86,7 @@ class CrossServerCollectives {
   std::vector<core::SimTime> bound_;                 // per dense group: L above
   std::vector<collective::GroupLinks> links_;        // per dense group: NIC share applied
   std::vector<std::uint8_t> one_port_;               // per dense group: server and remote peers share the first port
+  std::vector<DurationMemo> memo_;                   // per dense group (this rank's members share it)
   std::unordered_map<std::uint64_t, Rendezvous> state_;  // (group, gpu) of this rank's members
 };
 

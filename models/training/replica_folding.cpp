@@ -175,16 +175,15 @@ std::string run_blocker(const FoldInputs& in) {
 
 }  // namespace
 
-int ReplicaFolding::simulated_gpus() const {
-  int n = 0;
-  for (std::size_t g = 0; g < source.size(); ++g) n += source[g] == static_cast<int>(g) ? 1 : 0;
-  return n;
-}
-
 std::vector<std::uint8_t> ReplicaFolding::simulated_flags() const {
   std::vector<std::uint8_t> out(source.size(), 0);
-  for (std::size_t g = 0; g < source.size(); ++g) out[g] = source[g] == static_cast<int>(g) ? 1 : 0;
+  for (std::size_t g = 0; g < source.size(); ++g) out[g] = simulated(static_cast<int>(g)) ? 1 : 0;
   return out;
+}
+
+int ReplicaFolding::simulated_gpus() const {
+  const std::vector<std::uint8_t> flags = simulated_flags();
+  return static_cast<int>(std::count(flags.begin(), flags.end(), std::uint8_t{1}));
 }
 
 ReplicaFolding unfolded(int gpus, std::string reason) {

@@ -50,16 +50,6 @@ double ServerCollectives::duration_s(std::uint32_t group, workload::Collective o
   throw SimulationError("training: no closed form for this collective inside a server");
 }
 
-double ServerCollectives::memoised_duration_s(Waiting& w, std::uint32_t group, workload::Collective op,
-                                              std::uint64_t bytes) const {
-  for (const DurationMemo& m : w.memo)
-    if (m.op == op && m.bytes == bytes) return m.seconds;
-  DurationMemo& m = w.memo[static_cast<std::size_t>(w.memo_next)];
-  w.memo_next = (w.memo_next + 1) % kMemoEntries;
-  m = {op, bytes, duration_s(group, op, bytes)};
-  return m.seconds;
-}
-
 void ServerCollectives::arrive(core::LpContext& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
                                std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead) {
   Waiting& w = waiting_[group];
@@ -71,7 +61,7 @@ void ServerCollectives::arrive(core::LpContext& engine, std::uint32_t group, std
   w.members.emplace_back(gpu, op_id);
   if (static_cast<int>(w.members.size()) < expected_[group]) return;
   const core::SimTime done =
-      engine.now() + core::SimTime::from_seconds(memoised_duration_s(w, group, op, bytes)) + overhead;
+      engine.now() + core::SimTime::from_seconds(w.memo.seconds(op, bytes, [&] { return duration_s(group, op, bytes); })) + overhead;
   for (const auto& [member, id] : w.members) {
     if (!engine.is_local(static_cast<core::LpId>(member)))
       throw SimulationError("training: server group " + std::to_string(group) + " is split across MPI ranks");

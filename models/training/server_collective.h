@@ -16,13 +16,13 @@
 // state on that rank, touched in the engine's deterministic event order.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "core/lp_context.h"
 #include "models/collective/algorithm_choice.h"
 #include "models/collective/group_table.h"
+#include "models/training/duration_memo.h"
 #include "models/training/training_events.h"
 #include "models/workload/op.h"
 
@@ -47,22 +47,11 @@ class ServerCollectives {
               std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead);
 
  private:
-  // The last few (collective, bytes) durations of a group: a server's TP
-  // group repeats the same two or three calls every layer, and NCCL's tuning
-  // model behind duration_s costs more than the rest of a rendezvous.
-  struct DurationMemo {
-    workload::Collective op = workload::Collective::none;
-    std::uint64_t bytes = 0;
-    double seconds = 0;
-  };
-  static constexpr int kMemoEntries = 4;
   struct Waiting {
     std::uint32_t seq = 0;
     std::vector<std::pair<int, std::uint32_t>> members;  // (gpu, op id) joined so far
-    std::array<DurationMemo, kMemoEntries> memo{};
-    int memo_next = 0;  // the entry replaced next (round robin)
+    DurationMemo memo;
   };
-  double memoised_duration_s(Waiting& w, std::uint32_t group, workload::Collective op, std::uint64_t bytes) const;
   const collective::GroupTable& table_;
   collective::CollectiveConfig config_;
   std::vector<std::uint8_t> servers_;  // per dense group: 1 when it lies inside one server
