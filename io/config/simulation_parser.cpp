@@ -46,6 +46,7 @@ models::SimulationSpec parse_simulation(const ConfigNode& node) {
   s.uncertainty_samples = static_cast<int>(r.get_int_or("uncertainty_samples", s.uncertainty_samples, 0, 100000));
   s.uncertainty_seed = static_cast<std::uint64_t>(
       r.get_int_or("uncertainty_seed", static_cast<std::int64_t>(s.uncertainty_seed), 0, kInt64Max));
+  s.uncertainty_model_error = r.get_bool_or("uncertainty_model_error", s.uncertainty_model_error);
   r.finish();
   return s;
 }

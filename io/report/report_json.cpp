@@ -2,6 +2,7 @@
 
 #include "io/report/fault_report.h"
 #include "io/report/report_figures.h"
+#include "io/report/uncertainty_report.h"
 #include "models/uncertainty/linear_band.h"
 
 #include <string>
@@ -59,12 +60,15 @@ ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& 
   s.collective_total = r.collective_total_s;
   s.collective_exposed = r.collective_exposed_s;
   s.host_bound = r.host_bound_s;
-  const models::uncertainty::LinearBand band = models::uncertainty::linear_band(models::uncertainty::priors_for(e), s);
+  const models::uncertainty::ModelError* error = models::uncertainty::model_error_prior(e);
+  const models::uncertainty::LinearBand band =
+      models::uncertainty::linear_band(models::uncertainty::priors_for(e), s, error);
   return {{"step_time_ms_low", band.low * kMs},
           {"step_time_ms_high", band.high * kMs},
           {"basis", u.basis},
           {"calibrated_fraction", u.calibrated_fraction},
-          {"band_covers", band.covers}};
+          {"band_covers", band.covers},
+          {"model_error", error != nullptr ? model_error_json(models::uncertainty::summarise(*error)) : nullptr}};
 }
 
 ordered_json simulation_json(const models::training::SimulationFigures& s) {

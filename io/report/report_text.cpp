@@ -118,12 +118,21 @@ void bottlenecks(const ordered_json& r, Block& b) {
 
 void uncertainty(const ordered_json& r, Block& b) {
   const ordered_json& u = r.at("uncertainty");
-  b.heading("uncertainty (cost-model priors)");
-  b.row("step time range", format("%.3f .. %.3f ms  (P10 .. P90 to first order in %zu compute and host priors; "
+  const bool with_error = u.contains("model_error") && !u.at("model_error").is_null();
+  std::size_t priors = u.contains("band_covers") ? u.at("band_covers").size() : std::size_t{0};
+  if (with_error && priors > 0) --priors;  // the model error is one of band_covers
+  b.heading(with_error ? "uncertainty (cost-model priors and the model's measured error)" : "uncertainty (cost-model priors)");
+  b.row("step time range", format("%.3f .. %.3f ms  (P10 .. P90 to first order in %zu compute and host priors%s; "
                                   "basis %s, %.1f %% of compute calibrated)",
-                                  num(u, "step_time_ms_low"), num(u, "step_time_ms_high"),
-                                  u.contains("band_covers") ? u.at("band_covers").size() : std::size_t{0},
+                                  num(u, "step_time_ms_low"), num(u, "step_time_ms_high"), priors,
+                                  with_error ? " and the model error" : "",
                                   u.at("basis").get<std::string>().c_str(), 100 * num(u, "calibrated_fraction")));
+  if (with_error) {
+    const ordered_json& m = u.at("model_error");
+    b.row("model error", format("measured / predicted step time on %lld published %s runs: P10 %.3f  P50 %.3f  P90 %.3f",
+                                integer(m, "rows"), m.at("stratum").get<std::string>().c_str(), num(m, "p10"),
+                                num(m, "p50"), num(m, "p90")));
+  }
   if (!u.contains("p50")) return;
   const ordered_json& mfu = u.at("mfu");
   b.row("sampled band", format("P10 %.3f  P50 %.3f  P90 %.3f ms  (%lld runs, seed %lld; MFU %.1f .. %.1f %%)",

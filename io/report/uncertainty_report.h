@@ -15,4 +15,8 @@ namespace pf::report {
 // (step_time_ms_low/high, basis, calibrated_fraction) stay as they are.
 void add_uncertainty_band(nlohmann::ordered_json& report, const models::uncertainty::Band& band);
 
+// {stratum, rows, p10, p50, p90, source}: the model-error prior a band
+// includes (models/uncertainty/model_error.h).
+nlohmann::ordered_json model_error_json(const models::uncertainty::ModelErrorSummary& e);
+
 }  // namespace pf::report

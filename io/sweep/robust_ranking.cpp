@@ -25,13 +25,20 @@ SweepBands run_sweep_bands(const std::string& experiment_path, const std::vector
   out.samples = samples;
   out.seed = seed;
   std::vector<Variant> jobs;
+  // Per band, the model error its percentiles include (none when off); the
+  // comparisons use the runs' own step times, where a common error cancels
+  // (models/uncertainty/model_error.h).
+  std::vector<const mu::ModelError*> errors;
   for (const PreparedVariant& p : variants) {
     if (!p.experiment) continue;
     VariantBand band;
     band.grid_index = p.variant.grid_index;
     band.step_ms.assign(static_cast<std::size_t>(samples), std::numeric_limits<double>::quiet_NaN());
     out.bands.push_back(std::move(band));
-    const mu::SamplePlan plan = mu::plan_samples(mu::priors_for(*p.experiment), samples, seed);
+    const mu::SamplePlan plan =
+        mu::plan_samples(mu::priors_for(*p.experiment), samples, seed, mu::model_error_prior(*p.experiment));
+    out.model_error = out.model_error || plan.model_error != nullptr;
+    errors.push_back(plan.model_error);
     for (const Variant& sample : uncertainty_variants(plan)) {
       if (sample.grid_index >= plan.multipliers.size()) break;  // sampled runs only, no one-at-a-time ends
       Variant job = p.variant;
@@ -46,13 +53,14 @@ SweepBands run_sweep_bands(const std::string& experiment_path, const std::vector
     const std::size_t i = row.grid_index % static_cast<std::size_t>(samples);
     if (row.valid) out.bands[b].step_ms[i] = row.step_time_ms;
   }
-  for (VariantBand& band : out.bands) {
+  for (std::size_t k = 0; k < out.bands.size(); ++k) {
+    VariantBand& band = out.bands[k];
     std::vector<double> ok;
     for (double v : band.step_ms) {
       if (!std::isnan(v)) ok.push_back(v);
     }
     band.samples = static_cast<int>(ok.size());
-    if (!ok.empty()) band.percentiles = mu::percentiles(ok);
+    if (!ok.empty()) band.percentiles = mu::percentiles(ok, errors[k]);
   }
   return out;
 }
@@ -80,8 +88,9 @@ std::string format_bands(const SweepBands& b, const std::vector<std::size_t>& ra
   std::size_t width = 7;
   for (const std::string& l : labels) width = std::max(width, l.size());
   const int w = static_cast<int>(width);
-  std::string out = report::format("uncertainty: %d samples of the cost-model priors (seed %llu), the same for every variant\n",
-                         b.samples, static_cast<unsigned long long>(b.seed));
+  std::string out = report::format("uncertainty: %d samples of the cost-model priors%s (seed %llu), the same for every variant\n",
+                         b.samples, b.model_error ? " and the model's measured error" : "",
+                         static_cast<unsigned long long>(b.seed));
   out += report::format("%4s  %-*s  %12s  %12s  %12s  %s\n", "rank", w, "variant", "p10_ms", "p50_ms", "p90_ms",
               "against the next rank");
   for (std::size_t k = 0; k < ranked.size(); ++k) {

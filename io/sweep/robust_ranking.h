@@ -42,6 +42,7 @@ struct SweepBands {
   int samples = 0;
   std::uint64_t seed = 1;
   std::vector<VariantBand> bands;  // one per valid variant, grid order
+  bool model_error = false;        // the model's measured error is in the bands (models/uncertainty/model_error.h)
   const VariantBand* find(std::size_t grid_index) const;
 };
 

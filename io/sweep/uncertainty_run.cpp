@@ -40,7 +40,7 @@ std::vector<Variant> uncertainty_variants(const mu::SamplePlan& plan) {
 mu::Band run_uncertainty(const std::string& experiment_path, const std::vector<std::string>& sets,
                          const models::ExperimentSpec& e, const core::Communicator& world,
                          const UncertaintyOptions& options) {
-  const mu::SamplePlan plan = mu::plan_samples(mu::priors_for(e), options.samples, options.seed);
+  const mu::SamplePlan plan = mu::plan_samples(mu::priors_for(e), options.samples, options.seed, mu::model_error_prior(e));
   const std::vector<Variant> variants = uncertainty_variants(plan);
   const std::vector<PreparedVariant> prepared = prepare_variants(experiment_path, sets, variants);
   int finished = 0;

@@ -46,6 +46,9 @@ struct SimulationSpec {
   // sets (models/uncertainty/README.md); 0 = the single run only.
   int uncertainty_samples = 0;
   std::uint64_t uncertainty_seed = 1;
+  // Include the model's own measured error in the band
+  // (models/uncertainty/model_error.h); false = the cost-model priors only.
+  bool uncertainty_model_error = true;
 };
 
 struct OutputSpec {

@@ -26,9 +26,10 @@ std::vector<double> ranks(const std::vector<double>& v) {
 
 }  // namespace
 
-SamplePlan plan_samples(std::vector<Prior> priors, int samples, std::uint64_t seed) {
+SamplePlan plan_samples(std::vector<Prior> priors, int samples, std::uint64_t seed, const ModelError* model_error) {
   SamplePlan plan;
   plan.priors = std::move(priors);
+  plan.model_error = model_error;
   int columns = 0;
   for (const Prior& p : plan.priors) columns = std::max(columns, p.column + 1);
   for (const std::vector<double>& u : latin_hypercube(samples, columns, seed)) {
@@ -61,6 +62,12 @@ Percentiles percentiles(const std::vector<double>& values) {
   return {percentile(values, 0.10), percentile(values, 0.50), percentile(values, 0.90)};
 }
 
+Percentiles percentiles(const std::vector<double>& values, const ModelError* e, bool divided) {
+  if (e == nullptr) return percentiles(values);
+  return {mixture_percentile(values, *e, 0.10, divided), mixture_percentile(values, *e, 0.50, divided),
+          mixture_percentile(values, *e, 0.90, divided)};
+}
+
 double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() != y.size() || x.size() < 2) return 0;
   const std::vector<double> rx = ranks(x), ry = ranks(y);
@@ -74,6 +81,17 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   }
   if (sxx <= 0 || syy <= 0) return 0;
   return sxy / std::sqrt(sxx * syy);
+}
+
+ModelErrorSummary summarise(const ModelError& e) {
+  ModelErrorSummary s;
+  s.stratum = std::string(e.stratum);
+  s.source = std::string(e.source);
+  s.rows = e.rows;
+  s.p10 = e.multiplier(0.10);
+  s.p50 = e.multiplier(0.50);
+  s.p90 = e.multiplier(0.90);
+  return s;
 }
 
 Band summarise(const SamplePlan& plan, std::uint64_t seed, const std::vector<RunFigures>& sampled,
@@ -92,11 +110,13 @@ Band summarise(const SamplePlan& plan, std::uint64_t seed, const std::vector<Run
     mfu.push_back(sampled[i].mfu);
     tokens.push_back(sampled[i].tokens_per_s);
   }
+  if (plan.model_error != nullptr) b.model_error = summarise(*plan.model_error);
   b.samples = static_cast<int>(ok.size());
   if (!ok.empty()) {
-    b.step_ms = percentiles(step);
-    b.mfu = percentiles(mfu);
-    b.tokens_per_s = percentiles(tokens);
+    // The model's error stretches the step; MFU and tokens/s shrink alike.
+    b.step_ms = percentiles(step, plan.model_error);
+    b.mfu = percentiles(mfu, plan.model_error, true);
+    b.tokens_per_s = percentiles(tokens, plan.model_error, true);
   }
   for (std::size_t i = 0; i < plan.priors.size(); ++i) {
     const Prior& p = plan.priors[i];

@@ -3,9 +3,11 @@
 // beside each parameter's rank correlation with the sampled step times).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/uncertainty/model_error.h"
 #include "models/uncertainty/parameters.h"
 
 namespace pf::models::uncertainty {
@@ -17,10 +19,14 @@ struct SamplePlan {
   std::vector<std::vector<double>> multipliers;  // N x P, the sampled runs
   // The one-at-a-time runs: 2 per prior, low then high.
   std::vector<std::vector<double>> one_at_a_time;
+  // The model's own error (model_error.h), or none: the band is the sampled
+  // runs' figures spread by it (mixture_percentile), not drawn.
+  const ModelError* model_error = nullptr;
 };
 
 // Prior i draws from column priors[i].column of one N-point Latin hypercube.
-SamplePlan plan_samples(std::vector<Prior> priors, int samples, std::uint64_t seed);
+SamplePlan plan_samples(std::vector<Prior> priors, int samples, std::uint64_t seed,
+                        const ModelError* model_error = nullptr);
 
 // One run's figures (a sample or a one-at-a-time end).
 struct RunFigures {
@@ -38,6 +44,9 @@ struct Percentiles {
 // method); NaN-free input, at least one value.
 double percentile(std::vector<double> values, double q);
 Percentiles percentiles(const std::vector<double>& values);
+// With a model error: the percentiles of the values spread by it (divided:
+// of values / D, as MFU and tokens/s are); without, percentiles(values).
+Percentiles percentiles(const std::vector<double>& values, const ModelError* e, bool divided = false);
 
 struct Sensitivity {
   std::string key, label, source, measure;
@@ -45,7 +54,14 @@ struct Sensitivity {
   double value_low = 0, value_high = 0;  // the parameter at its prior's ends (clipped)
   double step_ms_low = 0, step_ms_high = 0;  // one at a time, others nominal
   double swing_ms = 0;                   // |high - low|
-  double correlation = 0;                // Spearman rank correlation with the sampled step times
+  double correlation = 0;                // Spearman rank correlation with the sampled runs' step times
+};
+
+// The model-error prior a band includes: its stratum and quantiles.
+struct ModelErrorSummary {
+  std::string stratum, source;
+  int rows = 0;
+  double p10 = 1, p50 = 1, p90 = 1;      // measured / predicted step time
 };
 
 struct Band {
@@ -54,7 +70,10 @@ struct Band {
   std::uint64_t seed = 0;
   Percentiles step_ms, mfu, tokens_per_s;
   std::vector<Sensitivity> sensitivity;  // largest swing first
+  std::optional<ModelErrorSummary> model_error;  // included in the percentiles when set
 };
+
+ModelErrorSummary summarise(const ModelError& e);
 
 // `sampled` in plan.multipliers order, `one_at_a_time` in plan order.
 Band summarise(const SamplePlan& plan, std::uint64_t seed, const std::vector<RunFigures>& sampled,

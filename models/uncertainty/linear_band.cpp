@@ -31,17 +31,24 @@ std::optional<double> step_change(const Prior& p, double m, const StepShares& s)
 
 double prior_quantile(const Prior& p, double q) { return triangular_multiplier(q, p.low, p.high); }
 
-LinearBand linear_band(const std::vector<Prior>& priors, const StepShares& s) {
+LinearBand linear_band(const std::vector<Prior>& priors, const StepShares& s, const ModelError* model_error) {
   double down = 0, up = 0;
   LinearBand band;
+  const auto add = [&](double a, double b) {
+    const double lo = std::min({a, b, 0.0}), hi = std::max({a, b, 0.0});
+    down += lo * lo;
+    up += hi * hi;
+  };
   for (const Prior& p : priors) {
     const auto a = step_change(p, prior_quantile(p, 0.1), s);
     const auto b = step_change(p, prior_quantile(p, 0.9), s);
     if (!a || !b) continue;
     band.covers.emplace_back(p.parameter->key);
-    const double lo = std::min({*a, *b, 0.0}), hi = std::max({*a, *b, 0.0});
-    down += lo * lo;
-    up += hi * hi;
+    add(*a, *b);
+  }
+  if (model_error != nullptr) {
+    band.covers.emplace_back("model_error");
+    add(s.step * (model_error->multiplier(0.1) - 1), s.step * (model_error->multiplier(0.9) - 1));
   }
   band.low = std::max(0.0, s.step - std::sqrt(down));
   band.high = s.step + std::sqrt(up);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "models/uncertainty/model_error.h"
 #include "models/uncertainty/parameters.h"
 
 namespace pf::models::uncertainty {
@@ -37,7 +38,10 @@ struct LinearBand {
   std::vector<std::string> covers;   // the parameters it accounts for
 };
 
-LinearBand linear_band(const std::vector<Prior>& priors, const StepShares& s);
+// With a model error (model_error.h), its P10 and P90 move the whole step by
+// step x (multiplier - 1), one more independent move in the sums.
+LinearBand linear_band(const std::vector<Prior>& priors, const StepShares& s,
+                       const ModelError* model_error = nullptr);
 
 // The triangular prior's quantile q as a multiplier.
 double prior_quantile(const Prior& p, double q);

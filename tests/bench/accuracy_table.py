@@ -82,6 +82,10 @@ def run_row(row, preflight, workdir, timeout_s, extra_sets=()):
         res["oom"] = p.returncode == 3 or bool(rep.get("oom"))
         res["peak_memory_gb"] = rep.get("peak_memory_gb")
         res["mfu"] = rep.get("mfu")
+        u = rep.get("uncertainty", {})
+        if "step_time_ms_low" in u:  # the cheap band every report carries
+            res["band_low_s"] = u["step_time_ms_low"] / 1000.0
+            res["band_high_s"] = u["step_time_ms_high"] / 1000.0
         res["status"] = "oom" if res["oom"] else "ok"
     else:
         res["status"] = "config-error" if p.returncode == 2 else f"failed (rc {p.returncode})"
@@ -129,6 +133,14 @@ def summarize(results, total_rows=None):
     s["failed"] = [{"id": r["id"], "status": r["status"], "message": r["message"]} for r in results
                    if r["error_pct"] is None and r["status"] != "unsupported"]
     s["wall_s"] = sum(r["wall_s"] for r in results)
+    banded = [r for r in ran if r.get("band_low_s") is not None and r["band_low_s"] > 0]
+    s["band"] = None
+    if banded:
+        inside = sum(r["band_low_s"] <= r["measured_s"] <= r["band_high_s"] for r in banded)
+        s["band"] = {"rows": len(banded), "inside": inside, "coverage": inside / len(banded),
+                     "below": sum(r["measured_s"] < r["band_low_s"] for r in banded),
+                     "above": sum(r["measured_s"] > r["band_high_s"] for r in banded),
+                     "median_width": statistics.median(r["band_high_s"] / r["band_low_s"] for r in banded)}
     if ran:
         worst = max(ran, key=lambda r: abs(r["error_pct"]))
         s["worst"] = {"id": worst["id"], "error_pct": worst["error_pct"]}
@@ -180,6 +192,11 @@ def format_summary(s):
         if fs["rows"]:
             out.append(f"rows that fit in memory only ({fs['rows']}): MAPE {fs['mape']:.1f} %   "
                        f"median signed {fs['median_signed']:+.1f} %")
+    b = s.get("band")
+    if b:
+        out.append(f"every report's band (step_time_ms_low .. high): measured inside on {b['inside']} of {b['rows']} rows "
+                   f"({100 * b['coverage']:.1f} %), below {b['below']}, above {b['above']}; median high/low "
+                   f"{b['median_width']:.3f}")
     for f in s["failed"]:
         out.append(f"FAILED {f['id']}: {f['status']} {f['message']}")
     out.append("")

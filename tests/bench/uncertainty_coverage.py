@@ -12,6 +12,7 @@ coverage >= 80 % with a median P90/P10 <= 1.35.
 
   /usr/bin/python3 tests/bench/uncertainty_coverage.py --rows subset --samples 8
   /usr/bin/python3 tests/bench/uncertainty_coverage.py --rows ID,ID --samples 16 --ranks 2 [--json OUT]
+  /usr/bin/python3 tests/bench/uncertainty_coverage.py --rows all --samples 32 --set simulation.uncertainty_model_error=false
 
 With --ranks R > 1 each row runs under mpiexec -n R --jobs-per-run 1 (the
 sampled runs dealt over the ranks).
@@ -35,7 +36,7 @@ from accuracy_table import select_rows  # noqa: E402
 DEFAULT_PREFLIGHT = REPO_ROOT / "build" / "io" / "cli" / "preflight"
 
 
-def run_row(row, preflight, work, samples, ranks, timeout_s):
+def run_row(row, preflight, work, samples, ranks, timeout_s, extra_sets=()):
     res = {"id": row.id, "gpu": row.short_gpu(), "gpus": row.gpus, "measured_ms": row.measured_s * 1e3,
            "status": None, "wall_s": 0.0}
     d = Path(work) / row.id
@@ -43,6 +44,8 @@ def run_row(row, preflight, work, samples, ranks, timeout_s):
     exp = rowlib.write_experiment(row, d)
     report = d / "report.json"
     cmd = rowlib.preflight_command(preflight, row, exp, report, d / "out") + ["--uncertainty", str(samples)]
+    for s in extra_sets:
+        cmd += ["--set", s]
     if ranks > 1:
         cmd = ["mpiexec", "--oversubscribe", "--allow-run-as-root", "-n", str(ranks)] + cmd + ["--jobs-per-run", "1"]
     t0 = time.monotonic()
@@ -76,6 +79,9 @@ def main(argv=None):
     ap.add_argument("--preflight", default=str(DEFAULT_PREFLIGHT))
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--json")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an extra override for every row (repeatable), e.g. simulation.uncertainty_model_error=false "
+                         "for the cost-model priors' band alone")
     a = ap.parse_args(argv)
     rows, missing = select_rows(a.rows, rowlib.load_rows())
     if missing:
@@ -86,7 +92,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="pf-coverage-") as work:
         runnable = [r for r in rows if r.ok]
         for i, row in enumerate(runnable, 1):
-            res = run_row(row, preflight, work, a.samples, a.ranks, a.timeout)
+            res = run_row(row, preflight, work, a.samples, a.ranks, a.timeout, a.set)
             results.append(res)
             if res["status"] in ("ok", "oom"):
                 print(f"[{i}/{len(runnable)}] {row.id:42s} measured {res['measured_ms']:10.1f}  P10 {res['p10']:10.1f}"

@@ -7,7 +7,11 @@ Prints the table (tests/bench/accuracy_table.py) and exits non-zero when
   * the FLOPs-convention self-test of rows.py fails,
   * any subset row is unknown, unsupported, fails to run or times out,
   * MAPE over the subset exceeds --max-mape (percent), or
-  * any row's |signed error| exceeds --max-row-error (percent).
+  * any row's |signed error| exceeds --max-row-error (percent), or
+  * every report's band (uncertainty.step_time_ms_low .. high: the cost-model
+    priors and the model's measured error, models/uncertainty/README.md)
+    holds the measured step time on fewer than --min-band-coverage percent of
+    the rows run, or its median high/low exceeds --max-band-width.
 
   /usr/bin/python3 tests/validation/accuracy_test.py --preflight build/io/cli/preflight --max-mape 10 --max-row-error 25
 """
@@ -28,6 +32,10 @@ def main(argv=None):
     ap.add_argument("--preflight", required=True, help="preflight binary")
     ap.add_argument("--max-mape", type=float, required=True, help="largest MAPE over the subset, percent")
     ap.add_argument("--max-row-error", type=float, required=True, help="largest |signed error| of one row, percent")
+    ap.add_argument("--min-band-coverage", type=float, default=0.0,
+                    help="least share of rows whose measured step time lies inside the report's band, percent")
+    ap.add_argument("--max-band-width", type=float, default=float("inf"),
+                    help="largest median step_time_ms_high / step_time_ms_low over the rows")
     ap.add_argument("--rows", default="subset", help="subset (default), all, a file of ids, or ID,ID,...")
     ap.add_argument("--timeout", type=float, default=accuracy_table.DEFAULT_TIMEOUT_S, help="seconds per row")
     args = ap.parse_args(argv)
@@ -59,10 +67,19 @@ def main(argv=None):
     for r in results:
         if r["error_pct"] is not None and abs(r["error_pct"]) > args.max_row_error:
             failures.append(f"{r['id']}: |error| {abs(r['error_pct']):.1f} % > {args.max_row_error:g} %")
+    band = summary.get("band")
+    if band is None and summary["rows_run"] > 0:
+        failures.append("no report carried uncertainty.step_time_ms_low/high")
+    elif band is not None:
+        if 100 * band["coverage"] < args.min_band_coverage:
+            failures.append(f"band holds {100 * band['coverage']:.1f} % of rows < {args.min_band_coverage:g} %")
+        if band["median_width"] > args.max_band_width:
+            failures.append(f"band median high/low {band['median_width']:.3f} > {args.max_band_width:g}")
     if not results or summary["rows_run"] == 0:
         failures.append("no row ran")
 
-    print(f"thresholds: MAPE <= {args.max_mape:g} %, every row |error| <= {args.max_row_error:g} %")
+    print(f"thresholds: MAPE <= {args.max_mape:g} %, every row |error| <= {args.max_row_error:g} %, band holds >= "
+          f"{args.min_band_coverage:g} % of rows at a median high/low <= {args.max_band_width:g}")
     if failures:
         print(f"FAIL ({len(failures)}):")
         for f in failures:

@@ -5,9 +5,10 @@
 #    with --jobs-per-run 1 (samples dealt over the ranks);
 #  - P10 <= P50 <= P90, the one-at-a-time runs straddle the nominal step
 #    for the GEMM rate, the ranking is by swing and names what to measure;
-#  - with every prior collapsed (low = high = 1) every sample is the
-#    nominal run: P10 = P50 = P90 = the report's step time, and the cheap
-#    band closes on it too;
+#  - with every prior collapsed (low = high = 1) and the model error off
+#    every sample is the nominal run: P10 = P50 = P90 = the report's step
+#    time, and the cheap band closes on it too; with the model error on, the
+#    band is the nominal step times the measured error's quantiles;
 #  - the timeline's /summary carries the band;
 #  - another seed gives other samples; the config key works like the flag;
 #  - sweep --uncertainty: common samples across variants, the same on 1 and 2
@@ -81,6 +82,7 @@ open(sys.argv[1], "w").write(text)
 PY
 out=$work/flat
 "$preflight" run "$exp" "${plan[@]}" --set hardware="$work/flat.yaml" --set training.host_overhead_us=0 \
+  --set simulation.uncertainty_model_error=false \
   --uncertainty 4 --out "$out" > "$out.txt" 2>&1 || { fail "collapsed priors exited $?"; cat "$out.txt"; }
 /usr/bin/python3 - "$out/report.json" <<'PY' || fail "collapsed priors do not give the nominal step"
 import json, sys
@@ -89,6 +91,27 @@ assert u["p10"] == u["p50"] == u["p90"] == r["step_time_ms"], (u["p10"], u["p90"
 assert u["step_time_ms_low"] == u["step_time_ms_high"] == r["step_time_ms"], u  # the cheap band closes too
 assert all(x["swing_ms"] == 0 for x in u["sensitivity"])
 assert u["narrow_first"] is None
+assert u["model_error"] is None
+PY
+
+# The same with the model's measured error: only it moves the band, by its
+# own quantiles (models/uncertainty/model_error.h), in both bands.
+out=$work/flat-error
+"$preflight" run "$exp" "${plan[@]}" --set hardware="$work/flat.yaml" --set training.host_overhead_us=0 \
+  --uncertainty 4 --out "$out" > "$out.txt" 2>&1 || { fail "collapsed priors with the model error exited $?"; cat "$out.txt"; }
+grep -q "model error .* published dense runs" "$out.txt" || { fail "the text report lacks the model error"; cat "$out.txt"; }
+/usr/bin/python3 - "$out/report.json" <<'PY' || fail "the model error does not give the band"
+import json, sys
+r = json.load(open(sys.argv[1])); u = r["uncertainty"]; m = u["model_error"]; step = r["step_time_ms"]
+assert m["stratum"] == "dense" and m["rows"] > 10 and m["p10"] < m["p50"] < m["p90"], m
+assert u["band_covers"][-1] == "model_error", u["band_covers"]  # the collapsed priors move nothing
+assert abs(u["step_time_ms_low"] - step * min(1, m["p10"])) < 1e-6 * step, (u, step)
+assert abs(u["step_time_ms_high"] - step * max(1, m["p90"])) < 1e-6 * step, (u, step)
+# Every run at the nominal step: the band is the step times the table's own quantiles.
+for q in ("p10", "p50", "p90"):
+    assert abs(u[q] / step - m[q]) < 1e-9 * m[q], (q, u[q] / step, m[q])
+assert abs(u["mfu"]["p10"] * m["p90"] - r["mfu"]) < 1e-9 * r["mfu"], (u["mfu"], r["mfu"])
+assert all(x["swing_ms"] == 0 for x in u["sensitivity"])
 PY
 
 # Another seed, other samples; the config key is the flag.

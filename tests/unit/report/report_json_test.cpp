@@ -42,7 +42,7 @@ TEST(ReportJson, HasEverySpecKeyInSpecOrderThenExtensions) {
             (std::vector<std::string>{"kind", "group", "bytes", "ms", "gpu", "layer", "microbatch"}));
   EXPECT_EQ(keys(j["uncertainty"]),
             (std::vector<std::string>{"step_time_ms_low", "step_time_ms_high", "basis", "calibrated_fraction",
-                                      "band_covers"}));
+                                      "band_covers", "model_error"}));
   EXPECT_EQ(keys(j["simulation"]),
             (std::vector<std::string>{"ranks", "events", "wall_s", "events_per_s", "lookahead_ns", "windows",
                                       "null_messages", "partition_cut_edges", "imbalance", "peak_rss_gb",

@@ -1,0 +1,78 @@
+#include "models/uncertainty/model_error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pf::models::uncertainty {
+namespace {
+
+constexpr std::string_view kSource =
+    "preflight's step time against 121 published measured runs (tests/validation, analytical network, commit "
+    "f157e6a, 2026-12-05), less the cost-model priors' own spread (tests/bench/model_error_table.py "
+    "--parameter-band)";
+
+// Measured / predicted step time at kModelErrorLevels (0, 5, 10, 25, 50, 75,
+// 90, 95, 100 %). Dense: 101 rows (A100, H100, H100 96 GB, H200, B200, GB200;
+// Megatron-LM, NeMo, Megatron-Bridge, torchtitan, llm-foundry, BLOOM). MoE: 20
+// rows (Megatron-Bridge's DeepSeek-V3, GPT-OSS, Qwen3; ModelZoo's Qwen3-235B).
+// Each knot's log distance from the median is shrunk by k so that these and
+// the parameters' band together spread as the residuals do (Var ln residual =
+// Var ln parameters + Var ln model error): the residuals' P10..P90 1.333
+// (dense) and 2.022 (MoE), the parameters' median band 1.091 and 1.108
+// (32 samples, 116 rows), k = 0.953 and 0.989. Each stratum's raw P10..P90
+// covers each source's rows when fitted on the other sources' rows 74.3 %
+// (dense) and 60.0 % (MoE) of the time.
+constexpr ModelError kDense{"dense", 101, {0.7669, 0.8804, 0.9342, 0.9863, 1.0950, 1.1602, 1.2289, 1.2653, 1.3273},
+                            kSource};
+constexpr ModelError kMoe{"moe", 20, {0.7670, 0.8371, 0.8545, 0.9723, 1.1609, 1.4003, 1.7145, 1.7526, 2.2698},
+                          kSource};
+
+}  // namespace
+
+double ModelError::multiplier(double u) const {
+  u = std::clamp(u, 0.0, 1.0);
+  for (std::size_t k = 1; k < kModelErrorLevels.size(); ++k) {
+    if (u <= kModelErrorLevels[k]) {
+      const double w = (u - kModelErrorLevels[k - 1]) / (kModelErrorLevels[k] - kModelErrorLevels[k - 1]);
+      return quantile[k - 1] + w * (quantile[k] - quantile[k - 1]);
+    }
+  }
+  return quantile.back();
+}
+
+const ModelError& model_error_for(const ExperimentSpec& e) { return e.model.moe && e.model.moe->num_experts > 0 ? kMoe : kDense; }
+
+const ModelError* model_error_prior(const ExperimentSpec& e) {
+  return e.simulation.uncertainty_model_error ? &model_error_for(e) : nullptr;
+}
+
+double ModelError::cdf(double m) const {
+  if (m < quantile.front()) return 0.0;
+  if (m >= quantile.back()) return 1.0;
+  for (std::size_t k = 1; k < quantile.size(); ++k) {
+    if (m < quantile[k]) {
+      const double w = (m - quantile[k - 1]) / (quantile[k] - quantile[k - 1]);
+      return kModelErrorLevels[k - 1] + w * (kModelErrorLevels[k] - kModelErrorLevels[k - 1]);
+    }
+  }
+  return 1.0;
+}
+
+double mixture_percentile(const std::vector<double>& values, const ModelError& e, double q, bool divided) {
+  // P(x_i <= x): x_i = v D  -> F(x / v);  x_i = v / D -> 1 - F(v / x).
+  const auto below = [&](double x) {
+    double sum = 0;
+    for (double v : values) sum += divided ? 1.0 - e.cdf(v / x) : e.cdf(x / v);
+    return sum / static_cast<double>(values.size());
+  };
+  const auto [lo_v, hi_v] = std::minmax_element(values.begin(), values.end());
+  double lo = divided ? *lo_v / e.quantile.back() : *lo_v * e.quantile.front();
+  double hi = divided ? *hi_v / e.quantile.front() : *hi_v * e.quantile.back();
+  while (hi - lo > 1e-12 * hi) {
+    const double mid = (lo + hi) / 2;
+    (below(mid) < q ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+}  // namespace pf::models::uncertainty
