@@ -153,6 +153,17 @@ void uncertainty(const ordered_json& r, Block& b) {
     b.row("measure next", format("%s (%s moves the step by %.3f ms across its range)",
                                  first.at("measure").get<std::string>().c_str(),
                                  first.at("parameter").get<std::string>().c_str(), num(first, "swing_ms")));
+  // When the model's own error spans more than any parameter's range, no
+  // parameter measurement narrows the band much: say what would.
+  if (with_error) {
+    const ordered_json& m = u.at("model_error");
+    const double error_swing = num(r, "step_time_ms") * (num(m, "p90") - num(m, "p10"));
+    const double top_swing = first.is_null() ? 0.0 : num(first, "swing_ms");
+    if (error_swing > top_swing)
+      b.row("", format("the model's own error (P10..P90 %.3f ms) outweighs every parameter: a measured step of this "
+                       "plan, or of one close to it, would narrow the band most",
+                       error_swing));
+  }
 }
 
 // Each fault with what it touched and where it bit; with --baseline, what all of them added.

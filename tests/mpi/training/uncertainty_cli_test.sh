@@ -100,6 +100,8 @@ out=$work/flat-error
 "$preflight" run "$exp" "${plan[@]}" --set hardware="$work/flat.yaml" --set training.host_overhead_us=0 \
   --uncertainty 4 --out "$out" > "$out.txt" 2>&1 || { fail "collapsed priors with the model error exited $?"; cat "$out.txt"; }
 grep -q "model error .* published dense runs" "$out.txt" || { fail "the text report lacks the model error"; cat "$out.txt"; }
+grep -q "a measured step of this plan" "$out.txt" \
+  || { fail "the text report does not say the model error outweighs the (collapsed) parameters"; cat "$out.txt"; }
 /usr/bin/python3 - "$out/report.json" <<'PY' || fail "the model error does not give the band"
 import json, sys
 r = json.load(open(sys.argv[1])); u = r["uncertainty"]; m = u["model_error"]; step = r["step_time_ms"]
