@@ -6,7 +6,9 @@ time with the parameter at its prior's low end to the step time at its high
 end, the others at their nominal values, around a vertical line at the
 nominal step time; the P10..P90 band of the sampled runs is shaded. The
 parameters' priors (preset, default or measured) are in the labels; the
-title names the measurement that would most narrow the estimate.
+title names the measurement that would most narrow the estimate. Where the
+band includes the model's own measured error (`uncertainty.model_error`), a
+last bar, hatched, spans the nominal step times its P10 and P90.
 
     scripts/plot_tornado.py out/gpt3-13b-a100-128/report.json -o tornado.png [--top 8]
 
@@ -26,15 +28,24 @@ def plot(report, out, top):
     u = report["uncertainty"]
     if "sensitivity" not in u:
         raise ValueError("the report has no sampled band: run preflight run with --uncertainty N")
-    rows = u["sensitivity"][:top]
+    rows = list(u["sensitivity"][:top])
     step = report["step_time_ms"]
+    error = u.get("model_error")
+    if error:  # the model's own error as one more bar, at the bottom
+        rows.append({"parameter": f"model error ({error['stratum']}, {error['rows']} measured runs)", "prior": "measured",
+                     "step_time_ms_at_low": step * error["p10"], "step_time_ms_at_high": step * error["p90"],
+                     "hatch": "//"})
     fig, ax = plt.subplots(figsize=(10, 1.6 + 0.45 * len(rows)))
-    ax.axvspan(u["p10"], u["p90"], color="#dddddd", label=f"P10..P90 of {u['samples']} samples")
+    band = f"P10..P90 of {u['samples']} samples" + (" with the model error" if error else "")
+    ax.axvspan(u["p10"], u["p90"], color="#dddddd", label=band)
     for i, s in enumerate(rows):
         y = len(rows) - 1 - i
         lo, hi = s["step_time_ms_at_low"], s["step_time_ms_at_high"]
-        ax.barh(y, hi - step, left=step, color="#c44e52" if hi > step else "#4c72b0", edgecolor="black", linewidth=0.5)
-        ax.barh(y, lo - step, left=step, color="#c44e52" if lo > step else "#4c72b0", edgecolor="black", linewidth=0.5)
+        hatch = s.get("hatch")
+        ax.barh(y, hi - step, left=step, color="#c44e52" if hi > step else "#4c72b0", edgecolor="black", linewidth=0.5,
+                hatch=hatch)
+        ax.barh(y, lo - step, left=step, color="#c44e52" if lo > step else "#4c72b0", edgecolor="black", linewidth=0.5,
+                hatch=hatch)
     ax.axvline(step, color="black", linewidth=1, label=f"nominal {step:.5g} ms")
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([f"{s['parameter']} ({s['prior']})" for s in rows][::-1], fontsize=8)
@@ -44,7 +55,7 @@ def plot(report, out, top):
     if first:
         title += f"\nmeasure next: {first['measure']}"
     ax.set_title(title, loc="left", fontsize=9)
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.legend(loc="best", fontsize=8, framealpha=0.9)
     fig.tight_layout()
     fig.savefig(out, dpi=130)
     plt.close(fig)
