@@ -68,7 +68,7 @@ ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& 
           {"basis", u.basis},
           {"calibrated_fraction", u.calibrated_fraction},
           {"band_covers", band.covers},
-          {"model_error", error != nullptr ? model_error_json(models::uncertainty::summarise(*error)) : nullptr}};
+          {"model_error", error != nullptr ? model_error_json(*error) : nullptr}};
 }
 
 ordered_json simulation_json(const models::training::SimulationFigures& s) {

@@ -28,9 +28,9 @@ ordered_json sensitivity_json(const models::uncertainty::Sensitivity& s) {
 
 }  // namespace
 
-ordered_json model_error_json(const models::uncertainty::ModelErrorSummary& e) {
-  return {{"stratum", e.stratum}, {"rows", e.rows}, {"p10", e.p10}, {"p50", e.p50}, {"p90", e.p90},
-          {"source", e.source}};
+ordered_json model_error_json(const models::uncertainty::ModelError& e) {
+  return {{"stratum", e.stratum}, {"rows", e.rows}, {"p10", e.multiplier(0.10)}, {"p50", e.multiplier(0.50)},
+          {"p90", e.multiplier(0.90)}, {"source", e.source}};
 }
 
 void add_uncertainty_band(ordered_json& report, const models::uncertainty::Band& band) {
@@ -47,7 +47,6 @@ void add_uncertainty_band(ordered_json& report, const models::uncertainty::Band&
   ordered_json list = ordered_json::array();
   for (const auto& s : band.sensitivity) list.push_back(sensitivity_json(s));
   u["sensitivity"] = std::move(list);
-  u["model_error"] = band.model_error ? model_error_json(*band.model_error) : nullptr;
   // The measurement that would most narrow the estimate: the largest swing
   // among the parameters not already measured.
   u["narrow_first"] = nullptr;

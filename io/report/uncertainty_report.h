@@ -17,6 +17,6 @@ void add_uncertainty_band(nlohmann::ordered_json& report, const models::uncertai
 
 // {stratum, rows, p10, p50, p90, source}: the model-error prior a band
 // includes (models/uncertainty/model_error.h).
-nlohmann::ordered_json model_error_json(const models::uncertainty::ModelErrorSummary& e);
+nlohmann::ordered_json model_error_json(const models::uncertainty::ModelError& e);
 
 }  // namespace pf::report

@@ -83,17 +83,6 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   return sxy / std::sqrt(sxx * syy);
 }
 
-ModelErrorSummary summarise(const ModelError& e) {
-  ModelErrorSummary s;
-  s.stratum = std::string(e.stratum);
-  s.source = std::string(e.source);
-  s.rows = e.rows;
-  s.p10 = e.multiplier(0.10);
-  s.p50 = e.multiplier(0.50);
-  s.p90 = e.multiplier(0.90);
-  return s;
-}
-
 Band summarise(const SamplePlan& plan, std::uint64_t seed, const std::vector<RunFigures>& sampled,
                const std::vector<RunFigures>& one_at_a_time) {
   Band b;
@@ -110,7 +99,7 @@ Band summarise(const SamplePlan& plan, std::uint64_t seed, const std::vector<Run
     mfu.push_back(sampled[i].mfu);
     tokens.push_back(sampled[i].tokens_per_s);
   }
-  if (plan.model_error != nullptr) b.model_error = summarise(*plan.model_error);
+  b.model_error = plan.model_error;
   b.samples = static_cast<int>(ok.size());
   if (!ok.empty()) {
     // The model's error stretches the step; MFU and tokens/s shrink alike.

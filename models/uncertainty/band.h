@@ -3,7 +3,6 @@
 // beside each parameter's rank correlation with the sampled step times).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,23 +56,14 @@ struct Sensitivity {
   double correlation = 0;                // Spearman rank correlation with the sampled runs' step times
 };
 
-// The model-error prior a band includes: its stratum and quantiles.
-struct ModelErrorSummary {
-  std::string stratum, source;
-  int rows = 0;
-  double p10 = 1, p50 = 1, p90 = 1;      // measured / predicted step time
-};
-
 struct Band {
   int samples = 0;                       // sampled runs that gave figures
   int failed = 0;                        // sampled runs that did not
   std::uint64_t seed = 0;
   Percentiles step_ms, mfu, tokens_per_s;
   std::vector<Sensitivity> sensitivity;  // largest swing first
-  std::optional<ModelErrorSummary> model_error;  // included in the percentiles when set
+  const ModelError* model_error = nullptr;  // the model error the percentiles include, if any
 };
-
-ModelErrorSummary summarise(const ModelError& e);
 
 // `sampled` in plan.multipliers order, `one_at_a_time` in plan order.
 Band summarise(const SamplePlan& plan, std::uint64_t seed, const std::vector<RunFigures>& sampled,

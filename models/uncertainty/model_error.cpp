@@ -27,35 +27,29 @@ constexpr ModelError kDense{"dense", 101, {0.7669, 0.8804, 0.9342, 0.9863, 1.095
 constexpr ModelError kMoe{"moe", 20, {0.7670, 0.8371, 0.8545, 0.9723, 1.1609, 1.4003, 1.7145, 1.7526, 2.2698},
                           kSource};
 
-}  // namespace
-
-double ModelError::multiplier(double u) const {
-  u = std::clamp(u, 0.0, 1.0);
-  for (std::size_t k = 1; k < kModelErrorLevels.size(); ++k) {
-    if (u <= kModelErrorLevels[k]) {
-      const double w = (u - kModelErrorLevels[k - 1]) / (kModelErrorLevels[k] - kModelErrorLevels[k - 1]);
-      return quantile[k - 1] + w * (quantile[k] - quantile[k - 1]);
+// The piecewise-linear map through the knots (from[k], to[k]), `from`
+// non-decreasing, flat beyond its ends: both directions of the quantile table.
+double through_knots(const std::array<double, 9>& from, const std::array<double, 9>& to, double x) {
+  if (x <= from.front()) return to.front();
+  for (std::size_t k = 1; k < from.size(); ++k) {
+    if (x < from[k]) {
+      const double w = (x - from[k - 1]) / (from[k] - from[k - 1]);
+      return to[k - 1] + w * (to[k] - to[k - 1]);
     }
   }
-  return quantile.back();
+  return to.back();
 }
+
+}  // namespace
+
+double ModelError::multiplier(double u) const { return through_knots(kModelErrorLevels, quantile, u); }
+
+double ModelError::cdf(double m) const { return through_knots(quantile, kModelErrorLevels, m); }
 
 const ModelError& model_error_for(const ExperimentSpec& e) { return e.model.moe && e.model.moe->num_experts > 0 ? kMoe : kDense; }
 
 const ModelError* model_error_prior(const ExperimentSpec& e) {
   return e.simulation.uncertainty_model_error ? &model_error_for(e) : nullptr;
-}
-
-double ModelError::cdf(double m) const {
-  if (m < quantile.front()) return 0.0;
-  if (m >= quantile.back()) return 1.0;
-  for (std::size_t k = 1; k < quantile.size(); ++k) {
-    if (m < quantile[k]) {
-      const double w = (m - quantile[k - 1]) / (quantile[k] - quantile[k - 1]);
-      return kModelErrorLevels[k - 1] + w * (kModelErrorLevels[k] - kModelErrorLevels[k - 1]);
-    }
-  }
-  return 1.0;
 }
 
 double mixture_percentile(const std::vector<double>& values, const ModelError& e, double q, bool divided) {

@@ -58,7 +58,7 @@ TEST(ModelError, AloneTheSampledBandIsTheStepTimesTheMeasuredQuantiles) {
   const SamplePlan plan = plan_samples({}, 3, 7, &m);
   const std::vector<RunFigures> runs(3, RunFigures{true, 100.0, 0.5, 1000.0});
   const Band band = summarise(plan, 7, runs, {});
-  ASSERT_TRUE(band.model_error.has_value());
+  ASSERT_NE(band.model_error, nullptr);
   EXPECT_EQ(band.model_error->stratum, "dense");
   EXPECT_NEAR(band.step_ms.p10, 100 * m.multiplier(0.10), 1e-9);
   EXPECT_NEAR(band.step_ms.p50, 100 * m.multiplier(0.50), 1e-9);
