@@ -90,6 +90,10 @@ void check_attention(const ConfigNode& root, const models::ExperimentSpec& s) {
 // standard (grouped-query) attention: which matmuls it keeps is counted over
 // the block's nn.Linear calls, and MoE or latent-attention blocks call others.
 void check_recompute(const ConfigNode& root, const models::ExperimentSpec& s) {
+  if (s.training.recomputes(models::RecomputeModules::mla_up_proj) && !s.model.mla) {
+    fail_expected(nearest_node(root, "training.recompute_modules"),
+                  "mla_up_proj only with model.mla (it re-runs latent attention's up-projections)", "mla_up_proj");
+  }
   if (s.training.recompute != models::Recompute::selective_op) return;
   const ConfigNode& node = nearest_node(root, "training.recompute");
   if (s.model.moe && s.model.moe->num_experts > 0) {

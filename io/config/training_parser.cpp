@@ -44,6 +44,29 @@ const EnumNames<models::CudaGraphScope::Module> kGraphModules{{"attn", models::C
                                                                {"moe_preprocess", models::CudaGraphScope::moe_preprocess},
                                                                {"moe", models::CudaGraphScope::moe}};
 
+const EnumNames<models::RecomputeModules::Module> kRecomputeModules{
+    {"core_attn", models::RecomputeModules::core_attn},
+    {"layernorm", models::RecomputeModules::layernorm},
+    {"moe_act", models::RecomputeModules::moe_act},
+    {"mla_up_proj", models::RecomputeModules::mla_up_proj}};
+
+// training.recompute_modules: Megatron-Core's --recompute-modules, a
+// non-empty sequence, each module once, only with recompute: selective.
+models::RecomputeModules parse_recompute_modules(const ConfigNode& node, models::Recompute recompute) {
+  if (recompute != models::Recompute::selective)
+    fail_expected(node, "recompute: selective beside recompute_modules", "recompute_modules without it");
+  if (!node.is_sequence() || node.items().empty())
+    fail_expected(node, "a non-empty sequence of modules, e.g. [core_attn, layernorm, moe_act]");
+  models::RecomputeModules modules;
+  modules.modules = 0;
+  for (const ConfigNode& item : node.items()) {
+    const models::RecomputeModules::Module m = as_enum(item, kRecomputeModules);
+    if (modules.has(m)) fail_expected(item, "each module once", "'" + item.text() + "' again");
+    modules.modules |= m;
+  }
+  return modules;
+}
+
 // training.cuda_graph_scope: a sequence of module names, with Megatron-Core's
 // own rules (transformer_config.py): moe_preprocess needs moe_router, and moe
 // excludes both (it captures them already). Graphs replace eager launches, so
@@ -76,6 +99,8 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.micro_batch_size = r.get_int_or("micro_batch_size", 1, 1, kInt64Max);
   t.seq_length = r.get_int("seq_length", 1, kInt64Max);
   t.recompute = r.get_enum_or("recompute", models::Recompute::none, kRecompute);
+  if (const ConfigNode* modules = r.find("recompute_modules"))
+    t.recompute_modules = parse_recompute_modules(*modules, t.recompute);
   t.dtype = r.get_enum_or("dtype", models::Dtype::bf16, kTrainingDtypes);
   t.overlap_grad_reduce = r.get_bool_or("overlap_grad_reduce", true);
   t.overlap_param_gather = r.get_bool_or("overlap_param_gather", true);

@@ -1,5 +1,7 @@
 #include "models/memory/activation_memory.h"
 
+#include <algorithm>
+
 #include "models/workload/param_count.h"
 
 namespace pf::models::memory {
@@ -16,38 +18,51 @@ double score_bytes(const ModelSpec& model, const LocalDims& x) {
   return per_elem * d(x.heads_local) * d(x.tokens) * d(x.seq);
 }
 
+// Whether selective recomputation drops module m's output.
+bool drops(Recompute rc, const ActivationOptions& o, RecomputeModules::Module m) {
+  return rc == Recompute::selective && o.modules.has(m);
+}
+
+// The norm output a block's first GEMM reads; recompute_modules layernorm rebuilds it.
+double norm_output_bytes(const LocalDims& x, Recompute rc, const ActivationOptions& o) {
+  return drops(rc, o, RecomputeModules::layernorm) ? 0 : 2 * d(x.tokens_sp) * d(x.hidden);
+}
+
 double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompute rc, const ActivationOptions& o) {
   double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
+  // Q, K and V; MLA's come from up-projections that mla_up_proj re-runs.
+  double qkv = 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local) + d(x.v_dim_local));
+  if (x.mla && drops(rc, o, RecomputeModules::mla_up_proj)) qkv = 0;
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                            // norm input
-                 + 2 * d(x.tokens_sp) * d(x.hidden)                          // QKV input (norm output)
-                 + 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local))  // Q and K
-                 + 2 * d(x.tokens) * d(x.v_dim_local)                       // V
+                 + norm_output_bytes(x, rc, o)                               // QKV input (norm output)
+                 + qkv                                                       // Q, K and V
                  + 2 * d(x.tokens) * d(x.attn_out_local)                    // projection input
                  + drop * d(x.tokens_sp) * d(x.hidden);                     // dropout mask
   // MLA latents before and after their norms (the key latent carries the rotary part).
   if (x.mla) bytes += 2 * d(x.tokens) * (2 * d(x.q_lora) + 2 * d(x.kv_lora) + d(x.rope_dim));
-  if (rc != Recompute::selective) {
+  if (!drops(rc, o, RecomputeModules::core_attn)) {
     bytes += o.flash_attention ? 4 * d(x.heads_local) * d(x.tokens) : score_bytes(model, x);
   }
   return bytes;
 }
 
-double dense_mlp_bytes(const LocalDims& x, double drop) {
+double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
   return 2 * d(x.tokens_sp) * d(x.hidden)    // norm input
-         + 2 * d(x.tokens_sp) * d(x.hidden)  // fc1 input
+         + norm_output_bytes(x, rc, o)       // fc1 input (norm output)
          + 2 * d(x.tokens) * d(x.fc1_local)  // activation input
          + 2 * d(x.tokens) * d(x.ffn_local)  // fc2 input
          + drop * d(x.tokens_sp) * d(x.hidden);
 }
 
 // Routed experts see expert_rows token copies; routing is taken as balanced.
-double moe_mlp_bytes(const LocalDims& x, double drop) {
+double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
+  const double act_out = drops(rc, o, RecomputeModules::moe_act) ? 0 : 2 * d(x.expert_rows) * d(x.expert_ffn_local);
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                 // norm input
-                 + 2 * d(x.tokens_sp) * d(x.hidden)               // router input (norm output)
+                 + norm_output_bytes(x, rc, o)                    // router input (norm output)
                  + 4 * d(x.tokens_sp) * d(x.experts)              // fp32 router probabilities
                  + 2 * d(x.expert_rows) * d(x.hidden)             // expert fc1 input
                  + 2 * d(x.expert_rows) * d(x.expert_fc1_local)   // activation input
-                 + 2 * d(x.expert_rows) * d(x.expert_ffn_local)   // fc2 input
+                 + act_out                                        // fc2 input (activation output)
                  + 2 * d(x.routed_tokens) * d(x.hidden)           // expert outputs before the weighted sum
                  + drop * d(x.tokens_sp) * d(x.hidden);
   // Shared experts read the same norm output; they add their own activations.
@@ -77,7 +92,8 @@ double layer_activation_bytes(const ModelSpec& model, const LocalDims& x, bool m
   if (rc == Recompute::full) return 2 * d(x.tokens_sp) * d(x.hidden);
   if (rc == Recompute::selective_op && !moe) return op_selective_bytes(model, x);
   double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
-  return attention_block_bytes(model, x, rc, o) + (moe ? moe_mlp_bytes(x, drop) : dense_mlp_bytes(x, drop));
+  return attention_block_bytes(model, x, rc, o) +
+         (moe ? moe_mlp_bytes(x, drop, rc, o) : dense_mlp_bytes(x, drop, rc, o));
 }
 
 double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool moe, Recompute rc,
@@ -86,8 +102,17 @@ double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool 
   if (rc == Recompute::full || rc == Recompute::selective_op) {
     return layer_activation_bytes(model, x, moe, Recompute::none, o);
   }
-  if (rc == Recompute::selective && !o.flash_attention) return score_bytes(model, x);
-  return 0;
+  // Selective: the largest tensor the backward rebuilds is alive at once.
+  double working = 0;
+  if (drops(rc, o, RecomputeModules::core_attn) && !o.flash_attention) working = score_bytes(model, x);
+  if (drops(rc, o, RecomputeModules::layernorm)) working = std::max(working, 2 * d(x.tokens_sp) * d(x.hidden));
+  if (moe && drops(rc, o, RecomputeModules::moe_act)) {
+    working = std::max(working, 2 * d(x.expert_rows) * d(x.expert_ffn_local));
+  }
+  if (x.mla && drops(rc, o, RecomputeModules::mla_up_proj)) {
+    working = std::max(working, 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local) + d(x.v_dim_local)));
+  }
+  return working;
 }
 
 double mtp_activation_bytes(const ModelSpec& model, const LocalDims& x, Recompute rc, const ActivationOptions& o) {

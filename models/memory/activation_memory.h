@@ -5,7 +5,8 @@
 //   no parallelism            s b h (34 + 5 a s / h)
 //   tensor parallel t         s b h (10 + 24/t + 5 a s / (h t))
 //   + sequence parallel       s b h (34 + 5 a s / h) / t
-//   + selective recompute     34 s b h / t
+//   + selective recompute     34 s b h / t (core attention; the other
+//                             recompute_modules drop their outputs too)
 //   full recompute            2 s b h (the layer input)
 //   op-level selective        the layer input, the kept matmul outputs
 //   (torchtitan)              and attention's output and row statistics
@@ -23,6 +24,11 @@ namespace pf::models::memory {
 struct ActivationOptions {
   // Fused attention (FlashAttention / cuDNN): what current Megatron runs use.
   bool flash_attention = true;
+  // What Recompute::selective re-runs (training.recompute_modules; Megatron's
+  // default core_attn). layernorm drops the two norm outputs (2 s b h / t
+  // each with SP), moe_act the routed experts' activation output, mla_up_proj
+  // the queries, keys and values the up-projections made.
+  RecomputeModules modules;
 };
 
 // Bytes one layer keeps for backward on one GPU for one micro-batch.

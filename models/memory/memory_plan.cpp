@@ -47,6 +47,7 @@ MemoryPlan plan_memory(const workload::WorkloadPlan& plan, double capacity_gib, 
     StateMemory state = state_memory(plan, params);
     ActivationOptions stage_opt = opt;
     stage_opt.flash_attention = opt.flash_attention && plan.training().attention != AttentionKernel::unfused;
+    stage_opt.modules = plan.training().recompute_modules;
     StageActivations act = stage_activations(plan, s, stage_opt);
     StageMemory m;
     m.stage = s;

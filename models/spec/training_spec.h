@@ -15,6 +15,24 @@ enum class PipelineSchedule { one_f_one_b, interleaved };
 // every other matmul of a block and of attention are kept, everything else of
 // the block's forward re-runs in its backward (models/workload/README.md).
 enum class Recompute { none, selective, full, selective_op };
+// What Megatron's selective recomputation re-runs (Megatron-Core's
+// --recompute-modules, transformer_config.py; default core_attn). core_attn
+// checkpoints the core attention; layernorm, moe_act and mla_up_proj discard
+// their module's output after the forward and rebuild it in the backward,
+// where the next module's backward first reads it ("output-discarding"
+// checkpointing): the input and pre-MLP norms, the routed experts' activation
+// function, MLA's query/key/value up-projections with their rotary part.
+// A bit set of RecomputeModules::Module; read only with Recompute::selective.
+struct RecomputeModules {
+  enum Module : std::uint8_t {
+    core_attn = 1,
+    layernorm = 2,
+    moe_act = 4,
+    mla_up_proj = 8,
+  };
+  std::uint8_t modules = core_attn;
+  bool has(Module m) const { return (modules & m) != 0; }
+};
 // The attention kernel (training.attention): AttentionKernel, models/spec/hardware_spec.h.
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
@@ -95,6 +113,11 @@ struct TrainingSpec {
   std::int64_t micro_batch_size = 1;
   std::int64_t seq_length = 2048;
   Recompute recompute = Recompute::none;
+  RecomputeModules recompute_modules;   // with recompute: selective
+  // Whether selective recomputation re-runs module m.
+  bool recomputes(RecomputeModules::Module m) const {
+    return recompute == Recompute::selective && recompute_modules.has(m);
+  }
   Dtype dtype = Dtype::bf16;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;

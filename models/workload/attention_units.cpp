@@ -115,6 +115,30 @@ int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef x) {
                 {DepRef::op(norm)});
 }
 
+// recompute_modules mla_up_proj: the attention backward first rebuilds the
+// queries, keys and values it reads from the saved latents (Megatron-Core's
+// MLA up-projections and their rotary part); returns the op it waits for.
+int recomputed_up_projections(UnitBuilder& b, const RecipeContext& c, int after) {
+  const LocalDims& d = c.d;
+  if (!c.recompute_mla_up_proj || !d.mla) return after;
+  const int first = b.size();
+  if (d.q_lora > 0) b.gemm(OpKind::qkv_fwd, d.tokens, d.q_dim_local, d.q_lora, {DepRef::op(after)});
+  int kv = b.gemm(OpKind::qkv_fwd, d.tokens, d.attn_out_local + d.heads_local * (d.qk_head - d.rope_dim), d.kv_lora,
+                  {DepRef::op(after)});
+  int out = rotary(b, c, OpKind::rope_fwd, kv);
+  b.mark_recompute(first, b.size());
+  return out;
+}
+
+}  // namespace
+
+int recomputed_norm(UnitBuilder& b, const RecipeContext& c, int after) {
+  if (!c.recompute_layernorm) return after;
+  return b.rows(OpKind::norm_fwd, c.d.tokens_sp, c.d.hidden, 2, 5, {DepRef::op(after)}, 0, true);
+}
+
+namespace {
+
 // Input gradients of the projections; returns the op producing dx.
 int projections_dgrad(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   const LocalDims& d = c.d;
@@ -186,11 +210,12 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   std::int64_t h = d.hidden;
   LayerParams p = layer_params(c.model, d, false);
   int res = b.rows(OpKind::residual_bwd, d.tokens_sp, h, 3, 2, {grad});
+  res = recomputed_norm(b, c, res);
   int src = res;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(res)});
   int dproj = b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(c.tp_overlap() ? res : src)});
   b.gemm(OpKind::attn_proj_wgrad, d.attn_out_local, h, d.tokens, {DepRef::op(src)}, p.proj);
-  int attn = rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, dproj, true));
+  int attn = rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, recomputed_up_projections(b, c, dproj), true));
   if (c.tp_overlap()) b.also_wait(dproj, dproj, src);
   // Sequence parallelism saved the projections' input sharded: gather it
   // again for the weight gradients, overlapping the input-gradient GEMMs.

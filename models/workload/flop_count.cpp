@@ -53,6 +53,31 @@ double op_selective_recomputed(const ModelSpec& model, double s) {
   return 2.0 * s * h * (kv + q + static_cast<double>(model.ffn_hidden_size));
 }
 
+// recompute_modules mla_up_proj re-runs the query and key/value
+// up-projections (latents to per-head queries, keys' nope part and values).
+double mla_up_projection_flops(const ModelSpec& model, double s) {
+  if (!model.mla) return 0;
+  const MlaSpec& a = *model.mla;
+  const double heads = static_cast<double>(model.num_attention_heads);
+  const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+  const double q_up = a.q_lora_rank > 0 ? static_cast<double>(a.q_lora_rank) * heads * qk : 0;
+  const double kv_up = static_cast<double>(a.kv_lora_rank) * heads *
+                       static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
+  return 2.0 * s * (q_up + kv_up);
+}
+
+// What selective recomputation re-runs of one layer's forward: the core
+// attention (Korthikanti et al. 2022) and, with mla_up_proj, the
+// up-projection GEMMs; norms and activations are not counted as FLOPs.
+double selective_recomputed(const ModelSpec& model, const TrainingSpec& train, const LayerFlops& f) {
+  double r = 0;
+  if (train.recomputes(RecomputeModules::core_attn)) r += f.attention;
+  if (train.recomputes(RecomputeModules::mla_up_proj)) {
+    r += mla_up_projection_flops(model, static_cast<double>(train.seq_length));
+  }
+  return r;
+}
+
 }  // namespace
 
 LayerFlops layer_forward_flops(const ModelSpec& model, int layer, std::int64_t seq) {
@@ -86,9 +111,9 @@ FlopCount count_flops(const ModelSpec& model, const ParallelismSpec& par, const 
     LayerFlops f = layer_forward_flops(model, layer, train.seq_length);
     forward += f.total();
     // Full recomputation re-runs every layer's forward (not the LM head);
-    // selective re-runs only the core attention (Korthikanti et al. 2022).
+    // selective re-runs the modules of recompute_modules.
     if (train.recompute == Recompute::full) recomputed += f.total();
-    if (train.recompute == Recompute::selective) recomputed += f.attention;
+    recomputed += selective_recomputed(model, train, f);
     if (train.recompute == Recompute::selective_op) {
       recomputed += op_selective_recomputed(model, static_cast<double>(train.seq_length));
     }
@@ -101,7 +126,7 @@ FlopCount count_flops(const ModelSpec& model, const ParallelismSpec& par, const 
     double h = static_cast<double>(model.hidden_size);
     forward += f.total() + 2.0 * static_cast<double>(train.seq_length) * 2.0 * h * h +
                lm_head_forward_flops(model, train.seq_length);
-    if (train.recompute == Recompute::selective) recomputed += f.attention;
+    recomputed += selective_recomputed(model, train, f);
   }
   double sequences = static_cast<double>(train.global_batch_size);
   FlopCount c;

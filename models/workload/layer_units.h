@@ -27,7 +27,13 @@ struct RecipeContext {
   const ModelSpec& model;
   LocalDims d;
   ArchTraits arch;
-  bool selective_recompute = false;
+  bool selective_recompute = false;  // selective: the core attention re-runs (recompute_modules core_attn)
+  // Output-discarding recomputation (training.recompute_modules): the backward
+  // first rebuilds the input / pre-MLP norm outputs, the routed experts'
+  // activation, MLA's up-projections.
+  bool recompute_layernorm = false;
+  bool recompute_moe_act = false;
+  bool recompute_mla_up_proj = false;
   bool unfused_attention = false;  // training.attention: unfused (cp = 1, no MLA)
   bool fused_cross_entropy = false;  // training.fused_cross_entropy
   KernelStyle kernels;               // fp8 quantisation, eager elementwise kernels
@@ -42,6 +48,9 @@ struct RecipeContext {
 // Pieces (each returns the index of its output op in the builder).
 int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in);
 int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad);
+// The norm a block's backward rebuilds first under recompute_modules
+// layernorm (its output was discarded after the forward); `after` otherwise.
+int recomputed_norm(UnitBuilder& b, const RecipeContext& c, int after);
 // The tensor-parallel MLP between the norm and the residual: fc1, activation,
 // fc2. Widths per GPU and the parameter counts of fc1 and fc2 (param_count.h).
 struct MlpWidths {

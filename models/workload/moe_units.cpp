@@ -158,6 +158,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   std::int64_t h = d.hidden;
   LayerParams p = layer_params(c.model, d, true);
   int res = b.rows(OpKind::residual_bwd, d.tokens_sp, h, 3, 2, {grad});
+  res = recomputed_norm(b, c, res);
   int shared = -1;
   if (d.shared_ffn_local > 0) shared = mlp_core_bwd(b, c, DepRef::op(res), shared_widths(c, p));
   int y = b.rows(OpKind::moe_unpermute_bwd, d.routed_tokens, h, 3, 2, {DepRef::op(res)});
@@ -167,6 +168,10 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   y = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, y);
   const std::int64_t m = rows_per_expert(d);
+  if (c.recompute_moe_act) {  // fc2's weight gradient reads the discarded activation output
+    b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 3 : 2, 8, {DepRef::op(y)}, 0,
+           true);
+  }
   int dfc2 = grouped_expert_gemm(b, OpKind::expert_fc2_dgrad, d, m, d.expert_ffn_local, h, {DepRef::op(y)});
   grouped_expert_gemm(b, OpKind::expert_fc2_wgrad, d, d.expert_ffn_local, h, m, {DepRef::op(y)}, p.expert_fc2);
   double act_tensors = c.arch.gated_mlp ? 5 : 3;

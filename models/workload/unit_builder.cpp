@@ -104,6 +104,10 @@ void UnitBuilder::also_wait(int first, int last, int extra) {
   }
 }
 
+void UnitBuilder::mark_recompute(int first, int end) {
+  for (int i = first; i < end; ++i) unit_.ops[static_cast<std::size_t>(i)].recompute = true;
+}
+
 void UnitBuilder::mark_graphed(int first, int end) {
   for (int i = first; i < end; ++i) unit_.ops[static_cast<std::size_t>(i)].graphed = true;
 }

@@ -66,6 +66,8 @@ class UnitBuilder {
 
   // The op issues `launches` kernels (OpTemplate::launches): host time for each.
   void set_launches(int op, std::int64_t launches);
+  // Ops [first, end) re-run a forward the backward needs (recomputation).
+  void mark_recompute(int first, int end);
   // Ops [first, end) belong to a module captured in a CUDA graph.
   void mark_graphed(int first, int end);
 

@@ -174,7 +174,9 @@ SOURCE_DEFAULTS = {
         "training.tp_comm_overlap: the README lists --tp-comm-overlap",
         "recompute none (not stated; the same commit's GPT-3 example sets no recompute flag, Megatron-Core's default)",
         "dtype bf16 (MFU is quoted against the 989 TFLOP/s BF16 peak)",
-        "pipeline_schedule 1f1b (virtual pipeline not stated)",
+        "PP > 1: interleaved schedule, one layer per virtual stage (virtual pipeline not stated; the README says the runs "
+        "overlap pipeline-parallel communication, which Megatron-Core r0.8 turns off unless the schedule is interleaved, "
+        "and the 119B and 462B rows hold 23 and 7 layers per stage, which only one layer per virtual stage divides)",
         "strong-scaling rows: TP 8 x PP 6 of the weak-scaling 177B row (same model; TP/PP not stated)",
         "layernorm, GeLU, untied embeddings (inferred in the data set from the parameter counts)",
     ],
@@ -200,7 +202,12 @@ SOURCE_DEFAULTS = {
     "megatron-bridge-25.11-perf-summary": [
         "sequence_parallel when tp > 1 (the notes: the perf scripts set SP = TP > 1)",
         "zero_stage 1 for 'DDP (FSDP=0)' (Megatron-Bridge pretraining recipes use the distributed optimizer); megatron_fsdp -> zero_stage 3",
-        "recompute none (left blank in the data set; the perf configs did not match the table's parallelism)",
+        "recompute none (left blank in the data set; the perf configs did not match the table's parallelism), except "
+        "DeepSeek-V3: selective with recompute_modules [mla_up_proj], which its perf config sets for B200 and GB200 at every "
+        "precision (deepseek_llm_pretrain.py: recompute_granularity selective). GPT-OSS's configs list recompute_modules "
+        "without a granularity, which Megatron-Core then ignores: none",
+        "training.grad_reduce_dtype bf16: every model family's perf config sets ddp.grad_reduce_in_fp32 = False "
+        "(set_*_common_configs at 97ad8cc), so gradients are reduced and kept in bf16",
         "FP8-CS and FP8-MX (MXFP8) -> dtype fp8 with training.fp8_recipe tensorwise (current scaling) and mxfp8",
         "uneven chunks: Megatron's embedding/loss accounting in the pipeline split when it divides, else preflight's even spread",
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
@@ -241,7 +248,9 @@ SOURCE_DEFAULTS = {
     "megatron-moe-modelzoo-qwen3": [
         "zero_stage 1 (model yaml sets --use-distributed-optimizer); 'Megatron FSDP' -> zero_stage 3",
         "sequence_parallel on (model args)",
-        "recompute: 'selective (layernorm + MoE activation)' -> selective; 'full' -> full; blank -> none",
+        "recompute: 'selective (layernorm + MoE activation)' -> selective with recompute_modules [layernorm, moe_act] "
+        "(Megatron-Core's --recompute-modules); 'selective (layernorm + moe modules)' -> [layernorm] (the whole-MoE-layer "
+        "checkpoint, module moe, is not modelled); 'full' -> full; blank -> none",
         "pipeline split with embedding and loss accounting (runtime.conf LAYERS=96 'Account loss and embedding')",
         "rows stating ETP=1: parallelism.expert_tp 1 with EP as stated (MoE parallel folding); rows without: experts sharded over TP, EP out of DP, and EP over TP/CP ranks (rows 7-9, 12: no ETP stated) is left out",
         "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
@@ -461,10 +470,34 @@ def cuda_graphs(row):
     return {"cuda_graph_scope": scope}, f"CUDA graphs of {', '.join(scope)} ({where})"
 
 
+# Megatron-Bridge 25.11 perf configs (97ad8cc) that recompute selectively:
+# recompute_modules of (model, GPU), the same at every precision of the GPU.
+BRIDGE_RECOMPUTE_MODULES = {
+    ("DeepSeekV3 (w/o MTP)", "GB200"): ["mla_up_proj"],  # DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BASE_CONFIG
+    ("DeepSeekV3 (w/ MTP)", "B200"): ["mla_up_proj"],    # DEEPSEEK_V3_PRETRAIN_CONFIG_B200_BASE_CONFIG
+}
+
+
+def recompute_modules(row):
+    """Megatron-Core's --recompute-modules the row's run used (selective recomputation), or None."""
+    r = row.raw
+    if row.source == "megatron-bridge-25.11-perf-summary":
+        return BRIDGE_RECOMPUTE_MODULES.get((r["model_name"], r["gpu"]))
+    text = r["recompute"].lower()
+    if row.source == "megatron-moe-modelzoo-qwen3" and text.startswith("selective"):
+        if "layernorm + moe activation" in text:
+            return ["layernorm", "moe_act"]
+        if "layernorm + moe modules" in text:
+            return ["layernorm"]
+    return None
+
+
 def _recompute(row):
     r = row.raw["recompute"].lower()
     if r.startswith("full"):
         return "full"
+    if recompute_modules(row):
+        return "selective"
     if r.startswith("selective"):
         # torchtitan's op-level selective AC is its own policy (every second
         # matmul and attention kept); Megatron's selective re-runs attention.
@@ -578,6 +611,9 @@ def build_experiment(row):
     vp = _int(r["vp"]) or 1
     dp = row.gpus // (tp * pp * cp)
     layers = int(r["layers"])
+    if src == "megatron-lm-readme-h100" and pp > 1 and not r["vp"]:
+        vp = layers // pp  # --num-layers-per-virtual-pipeline-stage 1 (SOURCE_DEFAULTS says why)
+        row.assumptions.append(f"interleaved, one layer per virtual stage: virtual_stages {vp}")
 
     # torchtitan PP: n_microbatches defaults to the pp degree; interleaved = 2 stages per rank.
     mbs = _int(r["micro_batch"]) or 1
@@ -631,6 +667,12 @@ def build_experiment(row):
              "seq_length": int(r["seq_length"]), "recompute": _recompute(row), "dtype": dtype}
     if dtype == "fp8":
         train["fp8_recipe"] = fp8_recipe(row)
+    modules = recompute_modules(row)
+    if modules:
+        train["recompute_modules"] = modules
+        row.assumptions.append(f"recompute_modules [{', '.join(modules)}]")
+    if src == "megatron-bridge-25.11-perf-summary":
+        train["grad_reduce_dtype"] = "bf16"  # the perf configs' ddp.grad_reduce_in_fp32 = False
     if src == "megatron-lm-readme-h100" and sp:
         train["tp_comm_overlap"] = True
     if src == "megatron-lm-readme-2020":

@@ -113,6 +113,44 @@ TEST(ConfigExperimentLoader, OpSelectiveRecomputeNeedsDenseLayers) {
                   "layers), found selective_op");
 }
 
+// training.recompute_modules: Megatron-Core's module names, with selective
+// recomputation only; mla_up_proj needs latent attention.
+TEST(ConfigExperimentLoader, RecomputeModulesNameMegatronsModules) {
+  TempDir dir;
+  using R = models::RecomputeModules;
+  std::string text = replace_text(kExperimentYaml, "  seq_length: 128\n",
+                                  "  seq_length: 128\n  recompute: selective\n  recompute_modules: [layernorm, moe_act]\n");
+  std::string exp = write_experiment(dir, text);
+  const models::TrainingSpec t = load_experiment(exp).training;
+  EXPECT_EQ(t.recompute_modules.modules, R::layernorm | R::moe_act);
+  EXPECT_FALSE(t.recomputes(R::core_attn));
+  EXPECT_TRUE(t.recomputes(R::layernorm));
+  // Without the key, selective is Megatron's default: the core attention.
+  text = replace_text(kExperimentYaml, "  seq_length: 128\n", "  seq_length: 128\n  recompute: selective\n");
+  EXPECT_EQ(load_experiment(write_experiment(dir, text)).training.recompute_modules.modules, R::core_attn);
+
+  text = replace_text(kExperimentYaml, "  seq_length: 128\n", "  seq_length: 128\n  recompute_modules: [layernorm]\n");
+  exp = write_experiment(dir, text);
+  EXPECT_EQ(config_error([&] { load_experiment(exp); }),
+            exp + ":11: training.recompute_modules: expected recompute: selective beside recompute_modules, found "
+                  "recompute_modules without it");
+  text = replace_text(kExperimentYaml, "  seq_length: 128\n",
+                      "  seq_length: 128\n  recompute: selective\n  recompute_modules: [layernorm, mlp]\n");
+  exp = write_experiment(dir, text);
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("training.recompute_modules"), std::string::npos);
+  text = replace_text(kExperimentYaml, "  seq_length: 128\n",
+                      "  seq_length: 128\n  recompute: selective\n  recompute_modules: [layernorm, layernorm]\n");
+  exp = write_experiment(dir, text);
+  EXPECT_EQ(config_error([&] { load_experiment(exp); }),
+            exp + ":12: training.recompute_modules[1]: expected each module once, found 'layernorm' again");
+  text = replace_text(kExperimentYaml, "  seq_length: 128\n",
+                      "  seq_length: 128\n  recompute: selective\n  recompute_modules: [mla_up_proj]\n");
+  exp = write_experiment(dir, text);
+  EXPECT_NE(config_error([&] { load_experiment(exp); })
+                .find("expected mla_up_proj only with model.mla (it re-runs latent attention's up-projections)"),
+            std::string::npos);
+}
+
 TEST(ConfigExperimentLoader, LayersPerStageMustCoverTheModel) {
   TempDir dir;
   std::string text = replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 2\n  layers_per_stage: [1, 2]\n");

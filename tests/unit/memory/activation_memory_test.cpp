@@ -21,7 +21,7 @@ double layer_bytes(int tp, bool sp, Recompute rc, bool flash = false, int cp = 1
   t.micro_batch_size = 2;
   t.seq_length = 2048;
   ModelSpec m = gpt3_175b();
-  return layer_activation_bytes(m, workload::local_dims(m, par, t), false, rc, ActivationOptions{flash});
+  return layer_activation_bytes(m, workload::local_dims(m, par, t), false, rc, ActivationOptions{flash, {}});
 }
 
 TEST(ActivationMemory, NoParallelism) {
@@ -41,6 +41,49 @@ TEST(ActivationMemory, TensorAndSequenceParallel) {
 TEST(ActivationMemory, TensorSequenceParallelSelectiveRecompute) {
   double t = 8;
   EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::selective), 34 * s * b * h / t);
+}
+
+// Megatron-Core's --recompute-modules: each output-discarding module drops
+// exactly the tensor it rebuilds in the backward; core_attn alone is the
+// default selective recomputation.
+double module_bytes(const ModelSpec& m, const ParallelismSpec& par, bool moe, std::uint8_t modules) {
+  TrainingSpec t;
+  t.micro_batch_size = 2;
+  t.seq_length = 256;
+  ActivationOptions o{true, {}};
+  o.modules.modules = modules;
+  return layer_activation_bytes(m, workload::local_dims(m, par, t), moe, Recompute::selective, o);
+}
+
+TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
+  using R = RecomputeModules;
+  ParallelismSpec par;
+  par.tp = 2;
+  par.sequence_parallel = true;
+  TrainingSpec t;
+  t.micro_batch_size = 2;
+  t.seq_length = 256;
+  const ModelSpec dense = tiny_llama(2);
+  const workload::LocalDims x = workload::local_dims(dense, par, t);
+  const double norm_out = 2.0 * static_cast<double>(x.tokens_sp * x.hidden);
+  const double stats = 4.0 * static_cast<double>(x.heads_local * x.tokens);  // flash's row statistics
+  EXPECT_DOUBLE_EQ(module_bytes(dense, par, false, R::core_attn) - module_bytes(dense, par, false, R::core_attn | R::layernorm),
+                   2 * norm_out);  // the input and the pre-MLP norm outputs
+  EXPECT_DOUBLE_EQ(module_bytes(dense, par, false, R::layernorm) - module_bytes(dense, par, false, R::core_attn | R::layernorm),
+                   stats);
+  // moe_act is a no-op on a dense layer.
+  EXPECT_DOUBLE_EQ(module_bytes(dense, par, false, R::core_attn | R::moe_act), module_bytes(dense, par, false, R::core_attn));
+
+  const ModelSpec moe = tiny_moe(2);
+  const workload::LocalDims y = workload::local_dims(moe, par, t);
+  EXPECT_DOUBLE_EQ(module_bytes(moe, par, true, R::core_attn) - module_bytes(moe, par, true, R::core_attn | R::moe_act),
+                   2.0 * static_cast<double>(y.expert_rows * y.expert_ffn_local));
+
+  ParallelismSpec one;
+  const ModelSpec mla = tiny_deepseek(2);
+  const workload::LocalDims z = workload::local_dims(mla, one, t);
+  EXPECT_DOUBLE_EQ(module_bytes(mla, one, true, R::core_attn) - module_bytes(mla, one, true, R::core_attn | R::mla_up_proj),
+                   2.0 * static_cast<double>(z.tokens * (z.q_dim_local + z.k_dim_local + z.v_dim_local)));
 }
 
 TEST(ActivationMemory, FullRecomputeKeepsTheLayerInput) {

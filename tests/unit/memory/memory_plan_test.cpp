@@ -86,7 +86,7 @@ double chunk_bytes(const WorkloadPlan& p, int vstage, const ActivationOptions& o
 }
 
 TEST(MemoryPlan, OneFOneBHoldsPpMicroBatchesOnTheFirstStage) {
-  ActivationOptions opt{false};
+  ActivationOptions opt{false, {}};
   WorkloadPlan p = plan(tiny_gpt(8), 2, 4, 2, 1);  // 32 micro-batches per pipeline
   StageActivations first = stage_activations(p, 0, opt);
   StageActivations last = stage_activations(p, 3, opt);
@@ -118,7 +118,7 @@ TEST(MemoryPlan, UnfusedAttentionHoldsKorthikantisScoreTerm) {
 // activations of pp + (pp - 1) / v micro-batches of the stage's layers
 // (Korthikanti et al. 2022, section 4.2.3; Narayanan et al. 2021).
 TEST(MemoryPlan, InterleavedScheduleHoldsMore) {
-  ActivationOptions opt{false};
+  ActivationOptions opt{false, {}};
   const int pp = 4, v = 2, layers = 16;
   ModelSpec m = tiny_gpt(layers);
   m.norm = Norm::rmsnorm;  // Llama-style: no embedding dropout mask to count on stage 0

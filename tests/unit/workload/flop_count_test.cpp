@@ -158,6 +158,32 @@ TEST(FlopCount, GeneratorAgreesWithCountForMoeAndSelective) {
   EXPECT_GT(want.hardware_flops, want.model_flops);
 }
 
+// recompute_modules: without core_attn nothing of the attention re-runs;
+// mla_up_proj's up-projection GEMMs appear in the op stream as the count adds
+// them; norms and activations add kernels but no counted FLOPs.
+TEST(FlopCount, RecomputeModulesProgramsSumToTheCount) {
+  using R = RecomputeModules;
+  ParallelismSpec par;
+  par.pp = 2;
+  par.dp = 4;
+  par.ep = 2;
+  for (std::uint8_t modules : {std::uint8_t{R::layernorm | R::moe_act}, std::uint8_t{R::mla_up_proj},
+                               std::uint8_t{R::core_attn | R::layernorm | R::moe_act | R::mla_up_proj}}) {
+    TrainingSpec t = small_training(16, 128);
+    t.recompute = Recompute::selective;
+    t.recompute_modules.modules = modules;
+    FlopCount want = count_flops(tiny_deepseek(4), par, t);
+    Sums got = sum_program_flops(WorkloadPlan(tiny_deepseek(4), par, t));
+    EXPECT_NEAR(got.model, want.model_flops, 1e-12 * want.model_flops);
+    EXPECT_NEAR(got.hardware, want.hardware_flops, 1e-12 * want.hardware_flops);
+    if (modules == (R::layernorm | R::moe_act)) {
+      EXPECT_DOUBLE_EQ(want.hardware_flops, want.model_flops);
+    } else {
+      EXPECT_GT(want.hardware_flops, want.model_flops);
+    }
+  }
+}
+
 // selective_op: the op stream's recomputed GEMMs sum to the count over every
 // GPU, whatever the split (TP with and without sequence parallelism and comm
 // overlap, pipeline, context parallel, ZeRO-3), gated or not, bf16 or fp8

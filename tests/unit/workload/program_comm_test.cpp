@@ -398,6 +398,35 @@ TEST(ProgramComm, FullRecomputeReplaysEachLayerForwardInBackward) {
   EXPECT_EQ(replayed_tp, 2 * fwd_gemms);
 }
 
+// recompute_modules: each listed module's forward op re-runs once per layer
+// in the backward, flagged as recomputation; without core_attn the attention
+// forward does not.
+TEST(ProgramComm, RecomputeModulesReRunTheirForwardInBackward) {
+  using R = pf::models::RecomputeModules;
+  Config c;
+  c.deepseek = true;
+  c.recompute = Recompute::selective;
+  c.recompute_modules = R::layernorm | R::moe_act | R::mla_up_proj;
+  const std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 0);
+  int layers = 0, norms = 0, acts = 0, moe_acts = 0, up_gemms = 0, attention = 0;
+  for (const Op& o : ops) {
+    if (o.kind == OpKind::attention_fwd && !o.recompute) ++layers;
+    if (o.kind == OpKind::expert_act_fwd && !o.recompute) ++moe_acts;
+    if (!o.recompute) continue;
+    EXPECT_EQ(o.phase, Phase::bwd);
+    if (o.kind == OpKind::norm_fwd) ++norms;
+    if (o.kind == OpKind::expert_act_fwd) ++acts;
+    if (o.kind == OpKind::qkv_fwd) ++up_gemms;
+    if (o.kind == OpKind::attention_fwd) ++attention;
+  }
+  ASSERT_GT(layers, 0);
+  ASSERT_GT(moe_acts, 0);
+  EXPECT_EQ(norms, 2 * layers);    // the input and pre-MLP norms of every layer
+  EXPECT_EQ(acts, moe_acts);       // each MoE layer's activation
+  EXPECT_EQ(up_gemms, 2 * layers); // MLA's query and key/value up-projections
+  EXPECT_EQ(attention, 0);         // core_attn not listed
+}
+
 TEST(ProgramComm, UnevenPipelineSplit) {
   Config c;
   c.layers = 6, c.pp = 4;

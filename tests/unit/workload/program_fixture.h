@@ -17,6 +17,7 @@ struct Config {
   int expert_tp = 0;  // 0 = tp
   bool sp = false;
   Recompute recompute = Recompute::none;
+  std::uint8_t recompute_modules = pf::models::RecomputeModules::core_attn;  // with Recompute::selective
   bool overlap_grad = true, overlap_param = true;
   bool moe = false;
   bool deepseek = false;  // MLA + experts + multi-token prediction
@@ -48,6 +49,7 @@ inline WorkloadPlan make_plan(const Config& c) {
   p.sequence_parallel = c.sp;
   TrainingSpec t = pf::models::testing::small_training(c.global_batch, 128);
   t.recompute = c.recompute;
+  t.recompute_modules.modules = c.recompute_modules;
   t.overlap_grad_reduce = c.overlap_grad;
   t.overlap_param_gather = c.overlap_param;
   t.grad_reduce_dtype = c.grad_reduce;
