@@ -48,7 +48,10 @@ const EnumNames<models::RecomputeModules::Module> kRecomputeModules{
     {"core_attn", models::RecomputeModules::core_attn},
     {"layernorm", models::RecomputeModules::layernorm},
     {"moe_act", models::RecomputeModules::moe_act},
-    {"mla_up_proj", models::RecomputeModules::mla_up_proj}};
+    {"mla_up_proj", models::RecomputeModules::mla_up_proj},
+    {"mlp", models::RecomputeModules::mlp},
+    {"moe", models::RecomputeModules::moe},
+    {"shared_experts", models::RecomputeModules::shared_experts}};
 
 // training.recompute_modules: Megatron-Core's --recompute-modules, a
 // non-empty sequence, each module once, only with recompute: selective.

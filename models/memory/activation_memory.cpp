@@ -47,6 +47,10 @@ double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompu
 }
 
 double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
+  // A checkpointed MLP keeps only its input (the norm output).
+  if (drops(rc, o, RecomputeModules::mlp)) {
+    return 2 * d(x.tokens_sp) * d(x.hidden) + norm_output_bytes(x, rc, o) + drop * d(x.tokens_sp) * d(x.hidden);
+  }
   return 2 * d(x.tokens_sp) * d(x.hidden)    // norm input
          + norm_output_bytes(x, rc, o)       // fc1 input (norm output)
          + 2 * d(x.tokens) * d(x.fc1_local)  // activation input
@@ -56,6 +60,10 @@ double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Acti
 
 // Routed experts see expert_rows token copies; routing is taken as balanced.
 double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
+  // A checkpointed MoE layer keeps only its input (the norm output).
+  if (drops(rc, o, RecomputeModules::moe)) {
+    return 2 * d(x.tokens_sp) * d(x.hidden) + norm_output_bytes(x, rc, o) + drop * d(x.tokens_sp) * d(x.hidden);
+  }
   const double act_out = drops(rc, o, RecomputeModules::moe_act) ? 0 : 2 * d(x.expert_rows) * d(x.expert_ffn_local);
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                 // norm input
                  + norm_output_bytes(x, rc, o)                    // router input (norm output)
@@ -65,8 +73,11 @@ double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Activa
                  + act_out                                        // fc2 input (activation output)
                  + 2 * d(x.routed_tokens) * d(x.hidden)           // expert outputs before the weighted sum
                  + drop * d(x.tokens_sp) * d(x.hidden);
-  // Shared experts read the same norm output; they add their own activations.
-  bytes += 2 * d(x.tokens) * (d(x.shared_fc1_local) + d(x.shared_ffn_local));
+  // Shared experts read the same norm output; they add their own activations
+  // unless checkpointed (shared_experts).
+  if (!drops(rc, o, RecomputeModules::shared_experts)) {
+    bytes += 2 * d(x.tokens) * (d(x.shared_fc1_local) + d(x.shared_ffn_local));
+  }
   return bytes;
 }
 
@@ -111,6 +122,15 @@ double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool 
   }
   if (x.mla && drops(rc, o, RecomputeModules::mla_up_proj)) {
     working = std::max(working, 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local) + d(x.v_dim_local)));
+  }
+  // A re-run submodule rebuilds everything it did not keep.
+  const double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
+  const ActivationOptions kept{o.flash_attention, {}};
+  if (!moe && drops(rc, o, RecomputeModules::mlp)) {
+    working = std::max(working, dense_mlp_bytes(x, drop, Recompute::none, kept) - dense_mlp_bytes(x, drop, rc, o));
+  }
+  if (moe && (drops(rc, o, RecomputeModules::moe) || drops(rc, o, RecomputeModules::shared_experts))) {
+    working = std::max(working, moe_mlp_bytes(x, drop, Recompute::none, kept) - moe_mlp_bytes(x, drop, rc, o));
   }
   return working;
 }

@@ -22,6 +22,10 @@ enum class Recompute { none, selective, full, selective_op };
 // where the next module's backward first reads it ("output-discarding"
 // checkpointing): the input and pre-MLP norms, the routed experts' activation
 // function, MLA's query/key/value up-projections with their rotary part.
+// mlp, moe and shared_experts checkpoint a whole submodule (the dense MLP,
+// the MoE layer with its router, dispatch and shared experts, the shared
+// experts alone): it keeps only its input and re-runs its forward before
+// its backward.
 // A bit set of RecomputeModules::Module; read only with Recompute::selective.
 struct RecomputeModules {
   enum Module : std::uint8_t {
@@ -29,6 +33,9 @@ struct RecomputeModules {
     layernorm = 2,
     moe_act = 4,
     mla_up_proj = 8,
+    mlp = 16,
+    moe = 32,
+    shared_experts = 64,
   };
   std::uint8_t modules = core_attn;
   bool has(Module m) const { return (modules & m) != 0; }

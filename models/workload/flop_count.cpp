@@ -66,14 +66,46 @@ double mla_up_projection_flops(const ModelSpec& model, double s) {
   return 2.0 * s * (q_up + kv_up);
 }
 
+// Forward GEMM FLOPs of one sequence through the MLP side of a layer: the
+// dense MLP, or a MoE layer's router, routed (top_k per token) and shared
+// experts.
+struct MlpFlops {
+  double dense = 0, router = 0, routed = 0, shared = 0;
+};
+
+MlpFlops mlp_flops(const ModelSpec& model, bool moe, double s) {
+  const double h = static_cast<double>(model.hidden_size);
+  const double gate = arch_traits(model).gated_mlp ? 2.0 : 1.0;
+  MlpFlops f;
+  if (!moe) {
+    const double ffn = static_cast<double>(model.ffn_hidden_size);
+    f.dense = 2.0 * s * (h * gate * ffn + ffn * h);
+    return f;
+  }
+  const MoeSpec& m = *model.moe;
+  const double fe = static_cast<double>(m.expert_ffn_hidden_size);
+  const double expert = h * gate * fe + fe * h;
+  f.router = 2.0 * s * h * m.num_experts;
+  f.routed = 2.0 * s * m.top_k * expert;
+  f.shared = 2.0 * s * m.shared_experts * expert;
+  return f;
+}
+
 // What selective recomputation re-runs of one layer's forward: the core
-// attention (Korthikanti et al. 2022) and, with mla_up_proj, the
-// up-projection GEMMs; norms and activations are not counted as FLOPs.
-double selective_recomputed(const ModelSpec& model, const TrainingSpec& train, const LayerFlops& f) {
+// attention (Korthikanti et al. 2022), MLA's up-projection GEMMs, the
+// checkpointed dense MLP, MoE layer or shared experts; norms and
+// activations are not counted as FLOPs.
+double selective_recomputed(const ModelSpec& model, const TrainingSpec& train, bool moe, const LayerFlops& f) {
+  const double s = static_cast<double>(train.seq_length);
   double r = 0;
   if (train.recomputes(RecomputeModules::core_attn)) r += f.attention;
-  if (train.recomputes(RecomputeModules::mla_up_proj)) {
-    r += mla_up_projection_flops(model, static_cast<double>(train.seq_length));
+  if (train.recomputes(RecomputeModules::mla_up_proj)) r += mla_up_projection_flops(model, s);
+  const MlpFlops m = mlp_flops(model, moe, s);
+  if (train.recomputes(RecomputeModules::mlp)) r += m.dense;
+  if (train.recomputes(RecomputeModules::moe)) {
+    r += m.router + m.routed + m.shared;
+  } else if (train.recomputes(RecomputeModules::shared_experts)) {
+    r += m.shared;
   }
   return r;
 }
@@ -82,20 +114,9 @@ double selective_recomputed(const ModelSpec& model, const TrainingSpec& train, c
 
 LayerFlops layer_forward_flops(const ModelSpec& model, int layer, std::int64_t seq) {
   double s = static_cast<double>(seq);
-  double h = static_cast<double>(model.hidden_size);
-  double gate = arch_traits(model).gated_mlp ? 2.0 : 1.0;
   LayerFlops f = attention_flops(model, s);
-  if (layer_is_moe(model, layer)) {
-    const MoeSpec& m = *model.moe;
-    double fe = static_cast<double>(m.expert_ffn_hidden_size);
-    double expert = h * gate * fe + fe * h;
-    f.gemm += 2.0 * s * h * m.num_experts;                // router
-    f.gemm += 2.0 * s * m.top_k * expert;                 // routed experts, top_k per token
-    f.gemm += 2.0 * s * m.shared_experts * expert;        // always-on experts
-  } else {
-    double ffn = static_cast<double>(model.ffn_hidden_size);
-    f.gemm += 2.0 * s * (h * gate * ffn + ffn * h);
-  }
+  const MlpFlops m = mlp_flops(model, layer_is_moe(model, layer), s);
+  f.gemm += m.dense + m.router + m.routed + m.shared;
   return f;
 }
 
@@ -113,7 +134,7 @@ FlopCount count_flops(const ModelSpec& model, const ParallelismSpec& par, const 
     // Full recomputation re-runs every layer's forward (not the LM head);
     // selective re-runs the modules of recompute_modules.
     if (train.recompute == Recompute::full) recomputed += f.total();
-    recomputed += selective_recomputed(model, train, f);
+    recomputed += selective_recomputed(model, train, layer_is_moe(model, layer), f);
     if (train.recompute == Recompute::selective_op) {
       recomputed += op_selective_recomputed(model, static_cast<double>(train.seq_length));
     }
@@ -126,7 +147,7 @@ FlopCount count_flops(const ModelSpec& model, const ParallelismSpec& par, const 
     double h = static_cast<double>(model.hidden_size);
     forward += f.total() + 2.0 * static_cast<double>(train.seq_length) * 2.0 * h * h +
                lm_head_forward_flops(model, train.seq_length);
-    recomputed += selective_recomputed(model, train, f);
+    recomputed += selective_recomputed(model, train, layer_is_moe(model, model.layers - 1), f);
   }
   double sequences = static_cast<double>(train.global_batch_size);
   FlopCount c;

@@ -39,6 +39,11 @@ int dense_mlp_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   LayerParams p = layer_params(c.model, c.d, false);
   int res = b.rows(OpKind::residual_bwd, c.d.tokens_sp, c.d.hidden, 3, 2, {grad});
   res = recomputed_norm(b, c, res);
+  if (c.recompute_mlp) {  // the checkpointed MLP re-runs from its saved input
+    const int first = b.size();
+    res = mlp_core_fwd(b, c, DepRef::op(res), dense_widths(c, p));
+    b.mark_recompute(first, b.size());
+  }
   int out = mlp_core_bwd(b, c, DepRef::op(res), dense_widths(c, p));
   return b.rows(OpKind::norm_bwd, c.d.tokens_sp, c.d.hidden, 3, 8, {DepRef::op(out)}, p.norm);
 }
@@ -88,6 +93,7 @@ Unit layer_recompute_unit(const RecipeContext& c, bool moe) {
   RecipeContext plain = c;
   plain.selective_recompute = false;
   plain.recompute_layernorm = plain.recompute_moe_act = plain.recompute_mla_up_proj = false;
+  plain.recompute_mlp = plain.recompute_moe = plain.recompute_shared_experts = false;
   Unit u = layer_forward_unit(plain, moe);
   // Re-run from the checkpointed layer input: no dependency on the incoming
   // gradient, and the backward that follows takes the gradient as its input.

@@ -34,6 +34,11 @@ struct RecipeContext {
   bool recompute_layernorm = false;
   bool recompute_moe_act = false;
   bool recompute_mla_up_proj = false;
+  // Submodule checkpoints (recompute_modules mlp, moe, shared_experts): the
+  // backward first re-runs the submodule's forward from its saved input.
+  bool recompute_mlp = false;
+  bool recompute_moe = false;
+  bool recompute_shared_experts = false;
   bool unfused_attention = false;  // training.attention: unfused (cp = 1, no MLA)
   bool fused_cross_entropy = false;  // training.fused_cross_entropy
   KernelStyle kernels;               // fp8 quantisation, eager elementwise kernels

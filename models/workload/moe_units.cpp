@@ -112,14 +112,14 @@ int probs_exchange(UnitBuilder& b, const RecipeContext& c, int after) {
   return b.collective(OpKind::ep_probs_exchange, GroupKind::ep, c.d.routed_tokens * 2, {DepRef::op(after)});
 }
 
-}  // namespace
 
-int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
+// Megatron's MoELayer after the pre-MLP norm `norm`: router, dispatch,
+// experts, combine, shared experts. `first` starts the CUDA-graph range of
+// moe_router. Returns the routed output and the shared experts' (-1: none).
+std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int norm, int first) {
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
   LayerParams p = layer_params(c.model, d, true);
-  const int first = b.size();
-  int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int router = b.gemm(OpKind::router_fwd, d.tokens_sp, d.experts, h, {DepRef::op(norm)});
   int counts = route_fwd(b, c, router);
   // CUDA graphs (training.cuda_graph_scope): moe_router captures the norm,
@@ -148,10 +148,36 @@ int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   int routed = b.rows(OpKind::moe_unpermute_fwd, d.routed_tokens, h, 2, 1, {DepRef::op(y)});
-  if (d.shared_ffn_local == 0) return b.rows(OpKind::residual_fwd, d.tokens_sp, h, 3, 3, {DepRef::op(routed)});
-  int shared = mlp_core_fwd(b, c, DepRef::op(norm), shared_widths(c, p));
-  return b.rows(OpKind::residual_fwd, d.tokens_sp, h, 4, 4, {DepRef::op(routed), DepRef::op(shared)});
+  if (d.shared_ffn_local == 0) return {routed, -1};
+  return {routed, mlp_core_fwd(b, c, DepRef::op(norm), shared_widths(c, p))};
 }
+
+// Submodule checkpoints of a MoE layer: the whole layer (moe) or its shared
+// experts re-run from the saved norm output before the backward; returns
+// what the backward then waits for.
+int recomputed_moe_layer(UnitBuilder& b, const RecipeContext& c, int after) {
+  const int first = b.size();
+  if (c.recompute_moe) {
+    auto [routed, shared] = moe_layer_fwd(b, c, after, first);
+    after = shared < 0 ? routed : shared;
+  } else if (c.recompute_shared_experts && c.d.shared_ffn_local > 0) {
+    after = mlp_core_fwd(b, c, DepRef::op(after), shared_widths(c, layer_params(c.model, c.d, true)));
+  }
+  b.mark_recompute(first, b.size());
+  return after;
+}
+
+}  // namespace
+
+int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
+  const LocalDims& d = c.d;
+  const int first = b.size();
+  int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, d.hidden, 2, 5, {in});
+  auto [routed, shared] = moe_layer_fwd(b, c, norm, first);
+  if (shared < 0) return b.rows(OpKind::residual_fwd, d.tokens_sp, d.hidden, 3, 3, {DepRef::op(routed)});
+  return b.rows(OpKind::residual_fwd, d.tokens_sp, d.hidden, 4, 4, {DepRef::op(routed), DepRef::op(shared)});
+}
+
 
 int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   const LocalDims& d = c.d;
@@ -159,6 +185,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   LayerParams p = layer_params(c.model, d, true);
   int res = b.rows(OpKind::residual_bwd, d.tokens_sp, h, 3, 2, {grad});
   res = recomputed_norm(b, c, res);
+  res = recomputed_moe_layer(b, c, res);
   int shared = -1;
   if (d.shared_ffn_local > 0) shared = mlp_core_bwd(b, c, DepRef::op(res), shared_widths(c, p));
   int y = b.rows(OpKind::moe_unpermute_bwd, d.routed_tokens, h, 3, 2, {DepRef::op(res)});

@@ -248,9 +248,10 @@ SOURCE_DEFAULTS = {
     "megatron-moe-modelzoo-qwen3": [
         "zero_stage 1 (model yaml sets --use-distributed-optimizer); 'Megatron FSDP' -> zero_stage 3",
         "sequence_parallel on (model args)",
+        "training.tp_comm_overlap on bf16 rows with TP > 1: sbatch_benchmarking.sh (e865051) adds --tp-comm-overlap when PR=bf16",
         "recompute: 'selective (layernorm + MoE activation)' -> selective with recompute_modules [layernorm, moe_act] "
-        "(Megatron-Core's --recompute-modules); 'selective (layernorm + moe modules)' -> [layernorm] (the whole-MoE-layer "
-        "checkpoint, module moe, is not modelled); 'full' -> full; blank -> none",
+        "(Megatron-Core's --recompute-modules); 'selective (layernorm + moe modules)' -> [layernorm, moe]; 'full' -> full; "
+        "blank -> none",
         "pipeline split with embedding and loss accounting (runtime.conf LAYERS=96 'Account loss and embedding')",
         "rows stating ETP=1: parallelism.expert_tp 1 with EP as stated (MoE parallel folding); rows without: experts sharded over TP, EP out of DP, and EP over TP/CP ranks (rows 7-9, 12: no ETP stated) is left out",
         "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
@@ -488,7 +489,7 @@ def recompute_modules(row):
         if "layernorm + moe activation" in text:
             return ["layernorm", "moe_act"]
         if "layernorm + moe modules" in text:
-            return ["layernorm"]
+            return ["layernorm", "moe"]
     return None
 
 
@@ -675,6 +676,8 @@ def build_experiment(row):
         train["grad_reduce_dtype"] = "bf16"  # the perf configs' ddp.grad_reduce_in_fp32 = False
     if src == "megatron-lm-readme-h100" and sp:
         train["tp_comm_overlap"] = True
+    if src == "megatron-moe-modelzoo-qwen3" and sp and dtype == "bf16":
+        train["tp_comm_overlap"] = True  # sbatch_benchmarking.sh adds --tp-comm-overlap when PR=bf16
     if src == "megatron-lm-readme-2020":
         train["overlap_grad_reduce"] = False
     if src == "megatron-lm-readme-2020" or src.startswith("bloom-176b"):

@@ -135,7 +135,7 @@ TEST(ConfigExperimentLoader, RecomputeModulesNameMegatronsModules) {
             exp + ":11: training.recompute_modules: expected recompute: selective beside recompute_modules, found "
                   "recompute_modules without it");
   text = replace_text(kExperimentYaml, "  seq_length: 128\n",
-                      "  seq_length: 128\n  recompute: selective\n  recompute_modules: [layernorm, mlp]\n");
+                      "  seq_length: 128\n  recompute: selective\n  recompute_modules: [layernorm, everything]\n");
   exp = write_experiment(dir, text);
   EXPECT_NE(config_error([&] { load_experiment(exp); }).find("training.recompute_modules"), std::string::npos);
   text = replace_text(kExperimentYaml, "  seq_length: 128\n",

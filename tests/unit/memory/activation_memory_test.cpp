@@ -79,6 +79,29 @@ TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
   EXPECT_DOUBLE_EQ(module_bytes(moe, par, true, R::core_attn) - module_bytes(moe, par, true, R::core_attn | R::moe_act),
                    2.0 * static_cast<double>(y.expert_rows * y.expert_ffn_local));
 
+  // Submodule checkpoints keep only their input: the dense MLP its norm
+  // output (none more with layernorm), the MoE layer likewise.
+  const double dense_none = layer_activation_bytes(dense, x, false, Recompute::none, ActivationOptions{true, {}});
+  const double mlp_acts = 2.0 * static_cast<double>(x.tokens * (x.fc1_local + x.ffn_local));
+  EXPECT_DOUBLE_EQ(module_bytes(dense, par, false, R::core_attn) - module_bytes(dense, par, false, R::core_attn | R::mlp),
+                   mlp_acts);
+  EXPECT_DOUBLE_EQ(dense_none - module_bytes(dense, par, false, R::core_attn | R::mlp), mlp_acts + stats);
+  auto D = [](std::int64_t v) { return static_cast<double>(v); };
+  const double shared_acts = 2 * D(y.tokens) * (D(y.shared_fc1_local) + D(y.shared_ffn_local));
+  ASSERT_GT(shared_acts, 0);
+  const double moe_inside = 4 * D(y.tokens_sp) * D(y.experts) + 2 * D(y.expert_rows) * D(y.hidden) +
+                            2 * D(y.expert_rows) * (D(y.expert_fc1_local) + D(y.expert_ffn_local)) +
+                            2 * D(y.routed_tokens) * D(y.hidden) + shared_acts;
+  EXPECT_DOUBLE_EQ(module_bytes(moe, par, true, R::core_attn) - module_bytes(moe, par, true, R::core_attn | R::moe),
+                   moe_inside);
+  EXPECT_DOUBLE_EQ(
+      module_bytes(moe, par, true, R::core_attn) - module_bytes(moe, par, true, R::core_attn | R::shared_experts),
+      shared_acts);
+  // moe and layernorm together: the MoE side keeps only the norm input.
+  EXPECT_DOUBLE_EQ(module_bytes(moe, par, true, R::core_attn | R::moe) -
+                       module_bytes(moe, par, true, R::core_attn | R::moe | R::layernorm),
+                   2 * norm_out);
+
   ParallelismSpec one;
   const ModelSpec mla = tiny_deepseek(2);
   const workload::LocalDims z = workload::local_dims(mla, one, t);

@@ -167,8 +167,10 @@ TEST(FlopCount, RecomputeModulesProgramsSumToTheCount) {
   par.pp = 2;
   par.dp = 4;
   par.ep = 2;
-  for (std::uint8_t modules : {std::uint8_t{R::layernorm | R::moe_act}, std::uint8_t{R::mla_up_proj},
-                               std::uint8_t{R::core_attn | R::layernorm | R::moe_act | R::mla_up_proj}}) {
+  for (std::uint8_t modules :
+       {std::uint8_t{R::layernorm | R::moe_act}, std::uint8_t{R::mla_up_proj},
+        std::uint8_t{R::core_attn | R::layernorm | R::moe_act | R::mla_up_proj}, std::uint8_t{R::mlp | R::moe},
+        std::uint8_t{R::mlp | R::shared_experts | R::layernorm}}) {
     TrainingSpec t = small_training(16, 128);
     t.recompute = Recompute::selective;
     t.recompute_modules.modules = modules;

@@ -427,6 +427,39 @@ TEST(ProgramComm, RecomputeModulesReRunTheirForwardInBackward) {
   EXPECT_EQ(attention, 0);         // core_attn not listed
 }
 
+// Submodule checkpoints: the dense MLP and the MoE layer (router, dispatch,
+// experts, combine, shared experts) re-run before their backward, with the
+// dispatch's all-to-all; shared_experts alone re-runs only their MLP.
+TEST(ProgramComm, SubmoduleCheckpointsReRunTheWholeModule) {
+  using R = pf::models::RecomputeModules;
+  Config c;
+  c.deepseek = true;
+  c.ep = 2, c.dp = 2;
+  c.recompute = Recompute::selective;
+  c.recompute_modules = R::mlp | R::moe;
+  auto count = [](const std::vector<Op>& ops, OpKind kind, bool recompute) {
+    int n = 0;
+    for (const Op& o : ops) n += o.kind == kind && o.recompute == recompute;
+    return n;
+  };
+  std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 0);
+  EXPECT_EQ(count(ops, OpKind::mlp_fc1_fwd, true), count(ops, OpKind::mlp_fc1_fwd, false));
+  EXPECT_EQ(count(ops, OpKind::expert_fc1_fwd, true), count(ops, OpKind::expert_fc1_fwd, false));
+  EXPECT_EQ(count(ops, OpKind::router_fwd, true), count(ops, OpKind::router_fwd, false));
+  int forward_dispatches = 0;  // the backward's dispatch of gradients is an ep_dispatch too
+  for (const Op& o : ops) forward_dispatches += o.kind == OpKind::ep_dispatch && o.phase == Phase::fwd;
+  EXPECT_GT(forward_dispatches, 0);
+  EXPECT_EQ(count(ops, OpKind::ep_dispatch, true), forward_dispatches);
+  EXPECT_EQ(count(ops, OpKind::attention_fwd, true), 0);
+
+  c.recompute_modules = R::shared_experts;
+  ops = testing::ops_of(testing::make_plan(c), 0);
+  EXPECT_EQ(count(ops, OpKind::expert_fc1_fwd, true), 0);
+  EXPECT_EQ(count(ops, OpKind::router_fwd, true), 0);
+  EXPECT_GT(count(ops, OpKind::mlp_fc1_fwd, true), 0);  // the shared experts' fc1
+  EXPECT_EQ(count(ops, OpKind::mlp_fc1_fwd, true), count(ops, OpKind::expert_fc1_fwd, false));
+}
+
 TEST(ProgramComm, UnevenPipelineSplit) {
   Config c;
   c.layers = 6, c.pp = 4;
