@@ -3,6 +3,7 @@
 #include "io/report/fault_report.h"
 #include "io/report/report_figures.h"
 #include "io/report/uncertainty_report.h"
+#include "models/compute/gpu_variability.h"
 #include "models/uncertainty/linear_band.h"
 
 #include <string>
@@ -129,6 +130,8 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["bubble_ms"] = r.bubble_s * kMs;
   j["host_bound_ms"] = r.host_bound_s * kMs;
   j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
+  // Every kernel's time is multiplied by it (already inside the phases).
+  j["slowest_gpu_factor"] = models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count());
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);
   write_figures(j, r.figures);
   return j;

@@ -72,6 +72,11 @@ void phases(const ordered_json& r, Block& b) {
   timed("host-bound", num(r, "host_bound_ms"), "  (next kernel ready, not yet issued by the host)");
   if (r.contains("overlap_stretch_ms"))
     timed("beside NCCL", num(r, "overlap_stretch_ms"), "  (compute slowed by the SMs NCCL holds; in the phases)");
+  if (r.contains("slowest_gpu_factor") && num(r, "slowest_gpu_factor") > 1) {
+    b.row("slowest GPU", format("      x%.4f        (every kernel: the job's slowest part, hardware.gpu.speed_spread; "
+                                "in the phases)",
+                                num(r, "slowest_gpu_factor")));
+  }
   const std::string p2p = format("  (p2p wait %.3f ms)", num(r, "p2p_wait_ms"));
   timed("bubble", num(r, "bubble_ms"), p2p.c_str());
 }

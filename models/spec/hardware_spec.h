@@ -84,6 +84,10 @@ struct GpuSpec {
   double tdp_w = 0;                         // rated board power, W; 0 = not stated
   double power_limit_w = 0;                 // enforced power limit, W; 0 = the TDP
   double clock_power_exponent = 3.3;        // power ∝ clock^exponent under tensor-core load
+  // Relative spread (sigma) of the sustained speed of GPUs of this SKU, part
+  // to part: a synchronous job runs at its slowest GPU's pace
+  // (models/compute/gpu_variability.h). 0 = every part alike.
+  double speed_spread = 0;
   std::string calibration;                  // path of a measured-kernel CSV, empty if none
   // The flash kernel the calibration's attention tables measured (flash,
   // flash2 or flash_triton): another kernel is priced from them by the ratio

@@ -1,5 +1,7 @@
 #include "models/training/op_pricing.h"
 
+#include "models/compute/gpu_variability.h"
+
 namespace pf::models::training {
 namespace {
 
@@ -40,10 +42,12 @@ OpPricer::OpPricer(const ExperimentSpec& e)
     : cost_(CostModel::from_spec(e.hardware.gpu)),
       dtype_(e.training.dtype),
       norm_(e.model.norm == Norm::rmsnorm ? NormKind::rmsnorm : NormKind::layernorm),
-      flash_kernel_(flash_kernel(e.training.attention)) {}
+      flash_kernel_(flash_kernel(e.training.attention)),
+      slowest_gpu_(models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count())) {}
 
 CostEstimate OpPricer::price_and_memoise(const workload::Op& op) const {
-  const CostEstimate e = cost_.estimate(kernel(op));
+  CostEstimate e = cost_.estimate(kernel(op));
+  e.seconds *= slowest_gpu_;
   if (op.template_index == workload::kNoOp) return e;
   if (op.template_index >= memo_.size()) memo_.resize(op.template_index + 1, CostEstimate{-1, CostBasis::roofline_only, 0, 0});
   memo_[op.template_index] = e;

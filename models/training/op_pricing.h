@@ -29,6 +29,9 @@ class OpPricer {
   }
 
   const CostModel& cost_model() const { return cost_; }
+  // Every priced kernel's time multiplier for the job's slowest GPU
+  // (hardware.gpu.speed_spread over the experiment's GPUs; 1 without spread).
+  double slowest_gpu_factor() const { return slowest_gpu_; }
   // The dtype a GEMM of this kind runs in: the training dtype, except that
   // under fp8 only the layers' linear GEMMs are fp8 (the rest bf16).
   Dtype gemm_dtype(workload::OpKind kind) const;
@@ -41,6 +44,7 @@ class OpPricer {
   Dtype dtype_;
   NormKind norm_;
   FlashKernel flash_kernel_;  // training.attention: which flash kernel prices attention
+  double slowest_gpu_ = 1;    // compute/gpu_variability.h
 };
 
 }  // namespace pf::models::training

@@ -87,6 +87,35 @@ TEST(TrainingPhysics, DoublingPeakFlopsHalvesComputeBoundWork) {
   EXPECT_EQ(a.collective_total_s, 0.0);
 }
 
+// hardware.gpu.speed_spread: the job runs at its slowest part's pace. Four
+// pipeline stages, nothing but compute and p2p: every kernel, and with it the
+// binding stage's forward and backward, takes 1 + sigma E[max of 4] longer;
+// a one-GPU job has no slower part to wait for.
+TEST(TrainingPhysics, SpeedSpreadSlowsEveryKernelToTheSlowestOfTheJob) {
+  auto even = pipeline(8), spread = pipeline(8);
+  even.push_back("hardware.gpu.speed_spread=0");
+  spread.push_back("hardware.gpu.speed_spread=0.02");
+  const RunResult a = run(even), b = run(spread);
+  const double factor = 1 + 0.02 * 1.0293754;  // E[max of 4 standard normals]
+  EXPECT_NEAR(b.forward_s / a.forward_s, factor, 1e-9);
+  EXPECT_NEAR(b.backward_s / a.backward_s, factor, 1e-9);
+  std::string top;  // the longest compute kernel kind (pipeline receives include their waits)
+  for (const KindTime& k : a.top_ops) {
+    if (k.kind.rfind("pp_", 0) != 0) {
+      top = k.kind;
+      break;
+    }
+  }
+  ASSERT_GT(kind_seconds(b, top), 0) << top;
+  EXPECT_NEAR(kind_seconds(b, top) / kind_seconds(a, top), factor, 1e-9) << top;
+  EXPECT_GT(b.step_time_s, a.step_time_s);
+  const std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
+                                        "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1"};
+  auto one_spread = one;
+  one_spread.push_back("hardware.gpu.speed_spread=0.02");
+  EXPECT_EQ(run(one).step_time_s, run(one_spread).step_time_s);
+}
+
 // training.attention picks the kernel that prices attention and nothing else:
 // one GPU, FlashAttention-2 at 0.30 of peak against Triton FlashAttention at
 // 0.12, both directions 2.5x slower, and the step longer by exactly the
