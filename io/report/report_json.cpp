@@ -61,6 +61,7 @@ ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& 
   s.collective_total = r.collective_total_s;
   s.collective_exposed = r.collective_exposed_s;
   s.host_bound = r.host_bound_s;
+  s.slowest_gpu_factor = models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count());
   const models::uncertainty::ModelError* error = models::uncertainty::model_error_prior(e);
   const models::uncertainty::LinearBand band =
       models::uncertainty::linear_band(models::uncertainty::priors_for(e), s, error);

@@ -24,6 +24,11 @@ std::optional<double> step_change(const Prior& p, double m, const StepShares& s)
   if (key == "hardware.gpu.efficiency.overlap_slowdown")
     return std::max(0.0, s.collective_total - s.collective_exposed) * (v - 1);
   if (key == "training.host_overhead_us") return s.host_bound * (v - 1);
+  // The kernels carry 1 + sigma E; sigma x v makes it 1 + v (factor - 1).
+  if (key == "hardware.gpu.speed_spread") {
+    const double f = s.slowest_gpu_factor;
+    return (s.gemm + s.attention + s.memory_bound) * ((1 + v * (f - 1)) / f - 1);
+  }
   return std::nullopt;
 }
 

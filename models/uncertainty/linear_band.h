@@ -31,6 +31,7 @@ struct StepShares {
   double gemm = 0, attention = 0, memory_bound = 0;  // compute stream by kernel class
   double collective_total = 0, collective_exposed = 0;
   double host_bound = 0;
+  double slowest_gpu_factor = 1;  // hardware.gpu.speed_spread's multiplier of every kernel (already in the shares)
 };
 
 struct LinearBand {

@@ -76,6 +76,11 @@ constexpr std::array kParameters{
               "eager's 28 us",
               "a PyTorch profiler trace of one step (CPU launch time per kernel)",
               [](const ExperimentSpec& e) { return e.training.host_overhead_us; }},
+    Parameter{"hardware.gpu.speed_spread", "part-to-part GPU speed spread", 0.0, 0.5, 0.83, 1.25,
+              "Sinha et al. SC'22: 8 % average variation between the GPUs of one cluster, read as 5.4 to 7.8 "
+              "standard deviations: sigma 1.0-1.5 % around the presets' 1.2 %",
+              "the step time of each GPU of the allocation running the same kernels alone (a burn-in GEMM loop)",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.speed_spread; }},
 };
 
 // Whether the experiment runs kernels priced by the parameter at all.

@@ -115,6 +115,37 @@ TEST(Band, APriorDrawsTheSameColumnWhateverElseIsSampled) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(x.multipliers[i][1], y.multipliers[i][0]) << i;
 }
 
+// hardware.gpu.speed_spread: the kernels already run at F = 1 + sigma E; sigma
+// at multiplier v makes every kernel 1 + v (F - 1), so the kernels' share of
+// the step moves by ((1 + v (F - 1)) / F - 1); nothing moves at F = 1.
+TEST(LinearBand, SpeedSpreadMovesTheKernelsByTheFactorsRatio) {
+  static const Parameter spread{"hardware.gpu.speed_spread", "spread", 0, 0.5, 0.8, 1.25, "", "",
+                                [](const ExperimentSpec&) { return 0.012; }};
+  std::vector<Prior> priors(1);
+  priors[0].parameter = &spread;
+  priors[0].nominal = 0.012;
+  priors[0].low = spread.low;
+  priors[0].high = spread.high;
+  StepShares s;
+  s.step = 10;
+  s.gemm = 5;
+  s.attention = 2;
+  s.memory_bound = 1;
+  s.slowest_gpu_factor = 1.04;
+  const LinearBand band = linear_band(priors, s);
+  const double v10 = prior_quantile(priors[0], 0.1), v90 = prior_quantile(priors[0], 0.9);
+  const double up = 8 * ((1 + v90 * 0.04) / 1.04 - 1), down = 8 * ((1 + v10 * 0.04) / 1.04 - 1);
+  EXPECT_GT(up, 0);
+  EXPECT_LT(down, 0);
+  EXPECT_NEAR(band.high, 10 + up, 1e-12);
+  EXPECT_NEAR(band.low, 10 + down, 1e-12);
+  EXPECT_EQ(band.covers, std::vector<std::string>{"hardware.gpu.speed_spread"});
+  s.slowest_gpu_factor = 1;
+  const LinearBand one = linear_band(priors, s);
+  EXPECT_EQ(one.low, 10);
+  EXPECT_EQ(one.high, 10);
+}
+
 }  // namespace
 }  // namespace pf::models::uncertainty
 
@@ -150,7 +181,7 @@ TEST(LinearBand, EachPriorMovesItsOwnShareOfTheStepAndTheMovesAddInQuadrature) {
   // The NCCL latency is not priced from the run's totals: left out, and said so.
   EXPECT_EQ(band.covers, (std::vector<std::string>{"hardware.gpu.efficiency.gemm", "training.host_overhead_us"}));
   // Without GEMM or host time the band closes on the step.
-  const LinearBand none = linear_band(priors, StepShares{10, 0, 0, 0, 0, 0, 0});
+  const LinearBand none = linear_band(priors, StepShares{10, 0, 0, 0, 0, 0, 0, 1});
   EXPECT_EQ(none.low, 10);
   EXPECT_EQ(none.high, 10);
 }
