@@ -112,7 +112,6 @@ int probs_exchange(UnitBuilder& b, const RecipeContext& c, int after) {
   return b.collective(OpKind::ep_probs_exchange, GroupKind::ep, c.d.routed_tokens * 2, {DepRef::op(after)});
 }
 
-
 // Megatron's MoELayer after the pre-MLP norm `norm`: router, dispatch,
 // experts, combine, shared experts. `first` starts the CUDA-graph range of
 // moe_router. Returns the routed output and the shared experts' (-1: none).
@@ -178,7 +177,6 @@ int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   return b.rows(OpKind::residual_fwd, d.tokens_sp, d.hidden, 4, 4, {DepRef::op(routed), DepRef::op(shared)});
 }
 
-
 int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
@@ -195,7 +193,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   y = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, y);
   const std::int64_t m = rows_per_expert(d);
-  if (c.recompute_moe_act) {  // fc2's weight gradient reads the discarded activation output
+  if (c.recompute_moe_act && !c.recompute_moe) {  // fc2's weight gradient reads the discarded activation output
     b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 3 : 2, 8, {DepRef::op(y)}, 0,
            true);
   }

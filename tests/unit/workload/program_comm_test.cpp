@@ -452,6 +452,11 @@ TEST(ProgramComm, SubmoduleCheckpointsReRunTheWholeModule) {
   EXPECT_EQ(count(ops, OpKind::ep_dispatch, true), forward_dispatches);
   EXPECT_EQ(count(ops, OpKind::attention_fwd, true), 0);
 
+  // moe_act beside moe: the re-run layer rebuilds the activation once.
+  c.recompute_modules = R::moe | R::moe_act;
+  ops = testing::ops_of(testing::make_plan(c), 0);
+  EXPECT_EQ(count(ops, OpKind::expert_act_fwd, true), count(ops, OpKind::expert_act_fwd, false));
+
   c.recompute_modules = R::shared_experts;
   ops = testing::ops_of(testing::make_plan(c), 0);
   EXPECT_EQ(count(ops, OpKind::expert_fc1_fwd, true), 0);
