@@ -130,15 +130,6 @@ int recomputed_up_projections(UnitBuilder& b, const RecipeContext& c, int after)
   return out;
 }
 
-}  // namespace
-
-int recomputed_norm(UnitBuilder& b, const RecipeContext& c, int after) {
-  if (!c.recompute_layernorm) return after;
-  return b.rows(OpKind::norm_fwd, c.d.tokens_sp, c.d.hidden, 2, 5, {DepRef::op(after)}, 0, true);
-}
-
-namespace {
-
 // Input gradients of the projections; returns the op producing dx.
 int projections_dgrad(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   const LocalDims& d = c.d;

@@ -28,6 +28,11 @@ void graph_attention(UnitBuilder& b, const RecipeContext& c, int first) {
 
 }  // namespace
 
+int recomputed_norm(UnitBuilder& b, const RecipeContext& c, int after) {
+  if (!c.recompute_layernorm) return after;
+  return b.rows(OpKind::norm_fwd, c.d.tokens_sp, c.d.hidden, 2, 5, {DepRef::op(after)}, 0, true);
+}
+
 int dense_mlp_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   LayerParams p = layer_params(c.model, c.d, false);
   int norm = b.rows(OpKind::norm_fwd, c.d.tokens_sp, c.d.hidden, 2, 5, {in});
