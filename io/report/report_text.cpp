@@ -73,9 +73,10 @@ void phases(const ordered_json& r, Block& b) {
   if (r.contains("overlap_stretch_ms"))
     timed("beside NCCL", num(r, "overlap_stretch_ms"), "  (compute slowed by the SMs NCCL holds; in the phases)");
   if (r.contains("slowest_gpu_factor") && num(r, "slowest_gpu_factor") > 1) {
-    b.row("slowest GPU", format("      x%.4f        (every kernel: the job's slowest part, hardware.gpu.speed_spread; "
+    const std::string factor = format("x%.4f", num(r, "slowest_gpu_factor"));
+    b.row("slowest GPU", format("%12s            (every kernel at the job's slowest part, hardware.gpu.speed_spread; "
                                 "in the phases)",
-                                num(r, "slowest_gpu_factor")));
+                                factor.c_str()));
   }
   const std::string p2p = format("  (p2p wait %.3f ms)", num(r, "p2p_wait_ms"));
   timed("bubble", num(r, "bubble_ms"), p2p.c_str());
