@@ -126,12 +126,7 @@ TEST(LinearBand, SpeedSpreadMovesTheKernelsByTheFactorsRatio) {
   priors[0].nominal = 0.012;
   priors[0].low = spread.low;
   priors[0].high = spread.high;
-  StepShares s;
-  s.step = 10;
-  s.gemm = 5;
-  s.attention = 2;
-  s.memory_bound = 1;
-  s.slowest_gpu_factor = 1.04;
+  StepShares s{.step = 10, .gemm = 5, .attention = 2, .memory_bound = 1, .slowest_gpu_factor = 1.04};
   const LinearBand band = linear_band(priors, s);
   const double v10 = prior_quantile(priors[0], 0.1), v90 = prior_quantile(priors[0], 0.9);
   const double up = 8 * ((1 + v90 * 0.04) / 1.04 - 1), down = 8 * ((1 + v10 * 0.04) / 1.04 - 1);
