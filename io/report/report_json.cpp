@@ -51,7 +51,7 @@ ordered_json bottlenecks_json(const RunResult& r) {
 
 // The cheap band: the priors to first order over the binding GPU's time
 // (models/uncertainty/linear_band.h); `--uncertainty N` adds the sampled one.
-ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& e) {
+ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& e, double slowest_gpu_factor) {
   const models::training::Uncertainty& u = r.uncertainty;
   models::uncertainty::StepShares s;
   s.step = r.step_time_s;
@@ -61,7 +61,7 @@ ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& 
   s.collective_total = r.collective_total_s;
   s.collective_exposed = r.collective_exposed_s;
   s.host_bound = r.host_bound_s;
-  s.slowest_gpu_factor = models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count());
+  s.slowest_gpu_factor = slowest_gpu_factor;
   const models::uncertainty::ModelError* error = models::uncertainty::model_error_prior(e);
   const models::uncertainty::LinearBand band =
       models::uncertainty::linear_band(models::uncertainty::priors_for(e), s, error);
@@ -119,7 +119,9 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["memory"] = memory_json(r.memory);
   j["oom"] = oom_json(r.memory);
   j["bottlenecks"] = bottlenecks_json(r);
-  j["uncertainty"] = uncertainty_json(r, e);
+  // Every kernel's time is multiplied by it (already inside the phases).
+  const double slowest_gpu = models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count());
+  j["uncertainty"] = uncertainty_json(r, e, slowest_gpu);
   j["simulation"] = simulation_json(r.simulation);
   j["config_sha256"] = std::string(config_sha256);
   j["version"] = std::string(version);
@@ -131,8 +133,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["bubble_ms"] = r.bubble_s * kMs;
   j["host_bound_ms"] = r.host_bound_s * kMs;
   j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
-  // Every kernel's time is multiplied by it (already inside the phases).
-  j["slowest_gpu_factor"] = models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count());
+  j["slowest_gpu_factor"] = slowest_gpu;
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);
   write_figures(j, r.figures);
   return j;

@@ -18,6 +18,9 @@ double score_bytes(const ModelSpec& model, const LocalDims& x) {
   return per_elem * d(x.heads_local) * d(x.tokens) * d(x.seq);
 }
 
+// 1 when the model applies dropout (its 8-bit masks are kept), else 0.
+double dropout_masks(const ModelSpec& model) { return workload::arch_traits(model).dropout ? 1.0 : 0.0; }
+
 // Whether selective recomputation drops module m's output.
 bool drops(Recompute rc, const ActivationOptions& o, RecomputeModules::Module m) {
   return rc == Recompute::selective && o.modules.has(m);
@@ -28,8 +31,14 @@ double norm_output_bytes(const LocalDims& x, Recompute rc, const ActivationOptio
   return drops(rc, o, RecomputeModules::layernorm) ? 0 : 2 * d(x.tokens_sp) * d(x.hidden);
 }
 
+// What a checkpointed MLP or MoE layer (recompute_modules mlp, moe) keeps:
+// the norm's input and output (the submodule's input) and the dropout mask.
+double submodule_input_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
+  return 2 * d(x.tokens_sp) * d(x.hidden) + norm_output_bytes(x, rc, o) + drop * d(x.tokens_sp) * d(x.hidden);
+}
+
 double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompute rc, const ActivationOptions& o) {
-  double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
+  double drop = dropout_masks(model);
   // Q, K and V; MLA's come from up-projections that mla_up_proj re-runs.
   double qkv = 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local) + d(x.v_dim_local));
   if (x.mla && drops(rc, o, RecomputeModules::mla_up_proj)) qkv = 0;
@@ -47,10 +56,7 @@ double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompu
 }
 
 double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
-  // A checkpointed MLP keeps only its input (the norm output).
-  if (drops(rc, o, RecomputeModules::mlp)) {
-    return 2 * d(x.tokens_sp) * d(x.hidden) + norm_output_bytes(x, rc, o) + drop * d(x.tokens_sp) * d(x.hidden);
-  }
+  if (drops(rc, o, RecomputeModules::mlp)) return submodule_input_bytes(x, drop, rc, o);
   return 2 * d(x.tokens_sp) * d(x.hidden)    // norm input
          + norm_output_bytes(x, rc, o)       // fc1 input (norm output)
          + 2 * d(x.tokens) * d(x.fc1_local)  // activation input
@@ -60,10 +66,7 @@ double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Acti
 
 // Routed experts see expert_rows token copies; routing is taken as balanced.
 double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
-  // A checkpointed MoE layer keeps only its input (the norm output).
-  if (drops(rc, o, RecomputeModules::moe)) {
-    return 2 * d(x.tokens_sp) * d(x.hidden) + norm_output_bytes(x, rc, o) + drop * d(x.tokens_sp) * d(x.hidden);
-  }
+  if (drops(rc, o, RecomputeModules::moe)) return submodule_input_bytes(x, drop, rc, o);
   const double act_out = drops(rc, o, RecomputeModules::moe_act) ? 0 : 2 * d(x.expert_rows) * d(x.expert_ffn_local);
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                 // norm input
                  + norm_output_bytes(x, rc, o)                    // router input (norm output)
@@ -102,7 +105,7 @@ double layer_activation_bytes(const ModelSpec& model, const LocalDims& x, bool m
                               const ActivationOptions& o) {
   if (rc == Recompute::full) return 2 * d(x.tokens_sp) * d(x.hidden);
   if (rc == Recompute::selective_op && !moe) return op_selective_bytes(model, x);
-  double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
+  double drop = dropout_masks(model);
   return attention_block_bytes(model, x, rc, o) +
          (moe ? moe_mlp_bytes(x, drop, rc, o) : dense_mlp_bytes(x, drop, rc, o));
 }
@@ -124,7 +127,7 @@ double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool 
     working = std::max(working, 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local) + d(x.v_dim_local)));
   }
   // A re-run submodule rebuilds everything it did not keep.
-  const double drop = workload::arch_traits(model).dropout ? 1.0 : 0.0;
+  const double drop = dropout_masks(model);
   const ActivationOptions kept{o.flash_attention, {}};
   if (!moe && drops(rc, o, RecomputeModules::mlp)) {
     working = std::max(working, dense_mlp_bytes(x, drop, Recompute::none, kept) - dense_mlp_bytes(x, drop, rc, o));

@@ -121,10 +121,11 @@ struct TrainingSpec {
   std::int64_t seq_length = 2048;
   Recompute recompute = Recompute::none;
   RecomputeModules recompute_modules;   // with recompute: selective
-  // Whether selective recomputation re-runs module m.
-  bool recomputes(RecomputeModules::Module m) const {
-    return recompute == Recompute::selective && recompute_modules.has(m);
+  // What selective recomputation re-runs: recompute_modules, none without it.
+  RecomputeModules selective_modules() const {
+    return recompute == Recompute::selective ? recompute_modules : RecomputeModules{0};
   }
+  bool recomputes(RecomputeModules::Module m) const { return selective_modules().has(m); }
   Dtype dtype = Dtype::bf16;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;

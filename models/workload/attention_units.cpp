@@ -56,7 +56,7 @@ int unfused_attention_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
 int ring_attention(UnitBuilder& b, const RecipeContext& c, int start, bool backward) {
   if (c.unfused_attention) {  // cp = 1 (checked with the configuration)
     if (!backward) return unfused_attention_fwd(b, c, DepRef::op(start), false);
-    if (c.selective_recompute) unfused_attention_fwd(b, c, DepRef::op(start), true);
+    if (c.recomputes(RecomputeModules::core_attn)) unfused_attention_fwd(b, c, DepRef::op(start), true);
     return unfused_attention_bwd(b, c, DepRef::op(start));
   }
   int cp = c.d.cp;
@@ -70,7 +70,7 @@ int ring_attention(UnitBuilder& b, const RecipeContext& c, int start, bool backw
     if (!backward) {
       last = b.attention(OpKind::attention_fwd, block_shape(c), block_flops(c), {ready});
     } else {
-      if (c.selective_recompute) b.attention(OpKind::attention_fwd, block_shape(c), block_flops(c), {ready}, true);
+      if (c.recomputes(RecomputeModules::core_attn)) b.attention(OpKind::attention_fwd, block_shape(c), block_flops(c), {ready}, true);
       last = b.attention(OpKind::attention_bwd, block_shape(c), 2.0 * block_flops(c), {ready});
     }
     prev_exchange = exchange;
@@ -120,7 +120,7 @@ int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef x) {
 // MLA up-projections and their rotary part); returns the op it waits for.
 int recomputed_up_projections(UnitBuilder& b, const RecipeContext& c, int after) {
   const LocalDims& d = c.d;
-  if (!c.recompute_mla_up_proj || !d.mla) return after;
+  if (!c.recomputes(RecomputeModules::mla_up_proj) || !d.mla) return after;
   const int first = b.size();
   if (d.q_lora > 0) b.gemm(OpKind::qkv_fwd, d.tokens, d.q_dim_local, d.q_lora, {DepRef::op(after)});
   int kv = b.gemm(OpKind::qkv_fwd, d.tokens, d.attn_out_local + d.heads_local * (d.qk_head - d.rope_dim), d.kv_lora,

@@ -29,7 +29,7 @@ void graph_attention(UnitBuilder& b, const RecipeContext& c, int first) {
 }  // namespace
 
 int recomputed_norm(UnitBuilder& b, const RecipeContext& c, int after) {
-  if (!c.recompute_layernorm) return after;
+  if (!c.recomputes(RecomputeModules::layernorm)) return after;
   return b.rows(OpKind::norm_fwd, c.d.tokens_sp, c.d.hidden, 2, 5, {DepRef::op(after)}, 0, true);
 }
 
@@ -44,7 +44,7 @@ int dense_mlp_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   LayerParams p = layer_params(c.model, c.d, false);
   int res = b.rows(OpKind::residual_bwd, c.d.tokens_sp, c.d.hidden, 3, 2, {grad});
   res = recomputed_norm(b, c, res);
-  if (c.recompute_mlp) {  // the checkpointed MLP re-runs from its saved input
+  if (c.recomputes(RecomputeModules::mlp)) {  // the checkpointed MLP re-runs from its saved input
     const int first = b.size();
     res = mlp_core_fwd(b, c, DepRef::op(res), dense_widths(c, p));
     b.mark_recompute(first, b.size());
@@ -96,9 +96,7 @@ Unit layer_backward_unit(const RecipeContext& c, bool moe) {
 
 Unit layer_recompute_unit(const RecipeContext& c, bool moe) {
   RecipeContext plain = c;
-  plain.selective_recompute = false;
-  plain.recompute_layernorm = plain.recompute_moe_act = plain.recompute_mla_up_proj = false;
-  plain.recompute_mlp = plain.recompute_moe = plain.recompute_shared_experts = false;
+  plain.recompute = RecomputeModules{0};
   Unit u = layer_forward_unit(plain, moe);
   // Re-run from the checkpointed layer input: no dependency on the incoming
   // gradient, and the backward that follows takes the gradient as its input.

@@ -27,18 +27,12 @@ struct RecipeContext {
   const ModelSpec& model;
   LocalDims d;
   ArchTraits arch;
-  bool selective_recompute = false;  // selective: the core attention re-runs (recompute_modules core_attn)
-  // Output-discarding recomputation (training.recompute_modules): the backward
-  // first rebuilds the input / pre-MLP norm outputs, the routed experts'
-  // activation, MLA's up-projections.
-  bool recompute_layernorm = false;
-  bool recompute_moe_act = false;
-  bool recompute_mla_up_proj = false;
-  // Submodule checkpoints (recompute_modules mlp, moe, shared_experts): the
-  // backward first re-runs the submodule's forward from its saved input.
-  bool recompute_mlp = false;
-  bool recompute_moe = false;
-  bool recompute_shared_experts = false;
+  // What Megatron's selective recomputation re-runs in the backward
+  // (training.recompute_modules; no module unless recompute is selective):
+  // core_attn re-runs the core attention inside the layer's backward;
+  // layernorm, moe_act and mla_up_proj rebuild the output they discarded
+  // first; mlp, moe and shared_experts re-run the checkpointed submodule.
+  RecomputeModules recompute{0};
   bool unfused_attention = false;  // training.attention: unfused (cp = 1, no MLA)
   bool fused_cross_entropy = false;  // training.fused_cross_entropy
   KernelStyle kernels;               // fp8 quantisation, eager elementwise kernels
@@ -46,6 +40,7 @@ struct RecipeContext {
   bool flex_dispatcher = false;      // training.moe_token_dispatcher: flex (DeepEP / HybridEP)
   CudaGraphScope graphs;             // training.cuda_graph_scope: modules replayed from CUDA graphs
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
+  bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }
   std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor
 };

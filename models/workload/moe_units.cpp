@@ -156,10 +156,10 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
 // what the backward then waits for.
 int recomputed_moe_layer(UnitBuilder& b, const RecipeContext& c, int after) {
   const int first = b.size();
-  if (c.recompute_moe) {
+  if (c.recomputes(RecomputeModules::moe)) {
     auto [routed, shared] = moe_layer_fwd(b, c, after, first);
     after = shared < 0 ? routed : shared;
-  } else if (c.recompute_shared_experts && c.d.shared_ffn_local > 0) {
+  } else if (c.recomputes(RecomputeModules::shared_experts) && c.d.shared_ffn_local > 0) {
     after = mlp_core_fwd(b, c, DepRef::op(after), shared_widths(c, layer_params(c.model, c.d, true)));
   }
   b.mark_recompute(first, b.size());
@@ -193,7 +193,8 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   y = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, y);
   const std::int64_t m = rows_per_expert(d);
-  if (c.recompute_moe_act && !c.recompute_moe) {  // fc2's weight gradient reads the discarded activation output
+  // fc2's weight gradient reads the discarded activation output (a re-run MoE layer rebuilt it already).
+  if (c.recomputes(RecomputeModules::moe_act) && !c.recomputes(RecomputeModules::moe)) {
     b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 3 : 2, 8, {DepRef::op(y)}, 0,
            true);
   }

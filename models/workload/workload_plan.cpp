@@ -131,11 +131,7 @@ void WorkloadPlan::build_units() {
   kernels.fp8_recipe = train_.fp8_recipe;
   kernels.eager_elementwise = !train_.fused_elementwise;
   kernels.eager = {model_.norm == Norm::rmsnorm, arch.gated_mlp, arch.dropout};
-  RecipeContext c{model_, dims_, arch, train_.recomputes(RecomputeModules::core_attn),
-                  train_.recomputes(RecomputeModules::layernorm), train_.recomputes(RecomputeModules::moe_act),
-                  train_.recomputes(RecomputeModules::mla_up_proj), train_.recomputes(RecomputeModules::mlp),
-                  train_.recomputes(RecomputeModules::moe), train_.recomputes(RecomputeModules::shared_experts),
-                  train_.attention == AttentionKernel::unfused,
+  RecipeContext c{model_, dims_, arch, train_.selective_modules(), train_.attention == AttentionKernel::unfused,
                   train_.fused_cross_entropy, kernels, train_.tp_comm_overlap,
                   train_.moe_token_dispatcher == MoeTokenDispatcher::flex, train_.cuda_graph_scope};
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
