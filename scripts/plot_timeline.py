@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Gantt chart of a preflight timeline (OUT/timeline.h5, io/timeline/README.md).
 
-One row per GPU stream (compute, comm, p2p), one bar per executed operation,
+One row per GPU stream (compute, comm, p2p, copy), one bar per executed operation,
 coloured by operation kind or by training phase.
 
     scripts/plot_timeline.py out/run/timeline.h5 -o timeline.png --gpus 0-7
@@ -19,7 +19,7 @@ matplotlib.use("Agg")  # files only, no display needed (batch nodes have none)
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-STREAMS = ("compute", "comm", "p2p")
+STREAMS = ("compute", "comm", "p2p", "copy")
 PHASES = ("fwd", "bwd", "opt")
 PHASE_COLORS = ("#4c72b0", "#dd8452", "#55a868")
 

@@ -102,6 +102,26 @@ void check_recompute(const ConfigNode& root, const models::ExperimentSpec& s) {
   if (s.model.mla) fail_expected(node, "none, selective or full with model.mla", "selective_op");
 }
 
+// Megatron-Core's own limits on --cpu-offloading-num-layers
+// (TransformerConfig.__post_init__): fewer layers than the model has, no
+// pipeline parallelism, no activation recomputation; and no CUDA graphs
+// (Megatron-Bridge's perf scripts reject them together).
+void check_offload(const ConfigNode& root, const models::ExperimentSpec& s) {
+  const int n = s.training.cpu_offload_layers;
+  if (n == 0) return;
+  const ConfigNode& node = nearest_node(root, "training.cpu_offload_layers");
+  if (n >= s.model.layers)
+    fail_expected(node, "fewer layers than model.layers (" + str(s.model.layers) + ")", str(n));
+  if (s.parallelism.pp > 1)
+    fail_expected(node, "0 with parallelism.pp > 1 (Megatron-Core offloads activations without pipeline parallelism only)",
+                  str(n));
+  if (s.training.recompute != models::Recompute::none)
+    fail_expected(node, "0 with training.recompute (Megatron-Core: CPU offloading does not work with recomputation)",
+                  str(n));
+  if (s.training.launch != models::KernelLaunch::eager || s.training.cuda_graph_scope.any())
+    fail_expected(node, "0 with CUDA graphs (training.launch, training.cuda_graph_scope)", str(n));
+}
+
 void check_batch(const ConfigNode& root, const models::ExperimentSpec& s) {
   const std::int64_t per_step = s.training.micro_batch_size * s.parallelism.dp;
   if (s.training.global_batch_size % per_step != 0) {
@@ -142,6 +162,7 @@ void check_experiment(const ConfigNode& root, const models::ExperimentSpec& spec
     check_sequence(root, spec);
     check_attention(root, spec);
     check_recompute(root, spec);
+    check_offload(root, spec);
     check_batch(root, spec);
   }
   check_dtype(root, spec);

@@ -118,6 +118,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.fused_elementwise = r.get_bool_or("fused_elementwise", true);
   t.tp_comm_overlap = r.get_bool_or("tp_comm_overlap", false);
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
+  t.cpu_offload_layers = static_cast<int>(r.get_int_or("cpu_offload_layers", 0, 0, kIntMax));
   t.fp8_recipe = r.get_enum_or("fp8_recipe", models::Fp8Recipe::delayed, kFp8Recipe);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   if (const ConfigNode* scope = r.find("cuda_graph_scope")) t.cuda_graph_scope = parse_graph_scope(*scope, t.launch);

@@ -70,6 +70,8 @@ void phases(const ordered_json& r, Block& b) {
   timed("collectives", num(r, "collective_total_ms"), "  (total, overlapped or not)");
   timed("exposed", num(r, "collective_exposed_ms"), "  (not overlapped with compute)");
   timed("host-bound", num(r, "host_bound_ms"), "  (next kernel ready, not yet issued by the host)");
+  if (r.contains("offload_wait_ms"))
+    timed("offload wait", num(r, "offload_wait_ms"), "  (compute waiting on activation copies to and from the host)");
   if (r.contains("overlap_stretch_ms"))
     timed("beside NCCL", num(r, "overlap_stretch_ms"), "  (compute slowed by the SMs NCCL holds; in the phases)");
   if (r.contains("slowest_gpu_factor") && num(r, "slowest_gpu_factor") > 1) {

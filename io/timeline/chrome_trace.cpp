@@ -7,7 +7,7 @@ namespace pf::timeline {
 
 namespace {
 
-constexpr const char* kStreamNames[kStreamCount] = {"compute", "comm", "p2p"};
+constexpr const char* kStreamNames[kStreamCount] = {"compute", "comm", "p2p", "copy"};
 constexpr const char* kPhaseNames[kPhaseCount] = {"fwd", "bwd", "opt"};
 // Names and strings come from the file: bytes that are not UTF-8 are written
 // as U+FFFD instead of making nlohmann::json throw (found by tests/fuzz).

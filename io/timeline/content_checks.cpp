@@ -19,7 +19,7 @@ void check_event(const TimelineEvent& e, std::size_t index, const TimelineConten
   if (c.meta.partition[e.gpu] != static_cast<std::uint32_t>(rank))
     fail(where() + ": recorded on rank " + std::to_string(rank) + " but the partition gives that GPU to rank " +
          std::to_string(c.meta.partition[e.gpu]));
-  if (e.stream >= kStreamCount) fail(where() + ": stream " + std::to_string(e.stream) + " is not 0, 1 or 2");
+  if (e.stream >= kStreamCount) fail(where() + ": stream " + std::to_string(e.stream) + " is not 0, 1, 2 or 3");
   if (e.phase >= kPhaseCount) fail(where() + ": phase " + std::to_string(e.phase) + " is not 0, 1 or 2");
   if (e.kind >= c.kinds.size())
     fail(where() + ": kind " + std::to_string(e.kind) + " is outside /kinds (" + std::to_string(c.kinds.size()) + ")");

@@ -8,9 +8,10 @@
 
 namespace pf::timeline {
 
-// Which of a GPU's three streams ran the operation (`/events` field `stream`).
-enum class Stream : std::uint8_t { compute = 0, comm = 1, p2p = 2 };
-inline constexpr std::uint8_t kStreamCount = 3;
+// Which of a GPU's four streams ran the operation (`/events` field `stream`);
+// copy: activation offloading's copies to and from host memory.
+enum class Stream : std::uint8_t { compute = 0, comm = 1, p2p = 2, copy = 3 };
+inline constexpr std::uint8_t kStreamCount = 4;
 
 // Training phase (`/events` field `phase`).
 enum class Phase : std::uint8_t { fwd = 0, bwd = 1, opt = 2 };

@@ -21,20 +21,27 @@ double score_bytes(const ModelSpec& model, const LocalDims& x) {
 // 1 when the model applies dropout (its 8-bit masks are kept), else 0.
 double dropout_masks(const ModelSpec& model) { return workload::arch_traits(model).dropout ? 1.0 : 0.0; }
 
+// Bytes per element of a tensor kept only as a linear layer's input.
+double linear_input(const ActivationOptions& o) { return o.fp8_linear_inputs ? 1.0 : 2.0; }
+
 // Whether selective recomputation drops module m's output.
 bool drops(Recompute rc, const ActivationOptions& o, RecomputeModules::Module m) {
   return rc == Recompute::selective && o.modules.has(m);
 }
 
-// The norm output a block's first GEMM reads; recompute_modules layernorm rebuilds it.
-double norm_output_bytes(const LocalDims& x, Recompute rc, const ActivationOptions& o) {
-  return drops(rc, o, RecomputeModules::layernorm) ? 0 : 2 * d(x.tokens_sp) * d(x.hidden);
+// The norm output a block's first GEMM reads; recompute_modules layernorm
+// rebuilds it. `per_elem`: 2, or the linear layer's FP8 copy where only a
+// linear layer keeps it (linear_input).
+double norm_output_bytes(const LocalDims& x, Recompute rc, const ActivationOptions& o, double per_elem) {
+  return drops(rc, o, RecomputeModules::layernorm) ? 0 : per_elem * d(x.tokens_sp) * d(x.hidden);
 }
 
 // What a checkpointed MLP or MoE layer (recompute_modules mlp, moe) keeps:
 // the norm's input and output (the submodule's input) and the dropout mask.
-double submodule_input_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
-  return 2 * d(x.tokens_sp) * d(x.hidden) + norm_output_bytes(x, rc, o) + drop * d(x.tokens_sp) * d(x.hidden);
+double submodule_input_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o,
+                             double norm_out_per_elem) {
+  return 2 * d(x.tokens_sp) * d(x.hidden) + norm_output_bytes(x, rc, o, norm_out_per_elem) +
+         drop * d(x.tokens_sp) * d(x.hidden);
 }
 
 double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompute rc, const ActivationOptions& o) {
@@ -42,13 +49,18 @@ double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompu
   // Q, K and V; MLA's come from up-projections that mla_up_proj re-runs.
   double qkv = 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local) + d(x.v_dim_local));
   if (x.mla && drops(rc, o, RecomputeModules::mla_up_proj)) qkv = 0;
+  const double in = linear_input(o);
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                            // norm input
-                 + norm_output_bytes(x, rc, o)                               // QKV input (norm output)
+                 + norm_output_bytes(x, rc, o, in)                           // QKV input (norm output)
                  + qkv                                                       // Q, K and V
-                 + 2 * d(x.tokens) * d(x.attn_out_local)                    // projection input
+                 + in * d(x.tokens) * d(x.attn_out_local)                   // projection input
                  + drop * d(x.tokens_sp) * d(x.hidden);                     // dropout mask
-  // MLA latents before and after their norms (the key latent carries the rotary part).
-  if (x.mla) bytes += 2 * d(x.tokens) * (2 * d(x.q_lora) + 2 * d(x.kv_lora) + d(x.rope_dim));
+  // MLA latents before their norms (the key latent carries the rotary part)
+  // and after them (the up-projections' inputs).
+  if (x.mla) {
+    bytes += 2 * d(x.tokens) * (d(x.q_lora) + d(x.kv_lora) + d(x.rope_dim)) +
+             in * d(x.tokens) * (d(x.q_lora) + d(x.kv_lora));
+  }
   if (!drops(rc, o, RecomputeModules::core_attn)) {
     bytes += o.flash_attention ? 4 * d(x.heads_local) * d(x.tokens) : score_bytes(model, x);
   }
@@ -56,22 +68,26 @@ double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompu
 }
 
 double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
-  if (drops(rc, o, RecomputeModules::mlp)) return submodule_input_bytes(x, drop, rc, o);
-  return 2 * d(x.tokens_sp) * d(x.hidden)    // norm input
-         + norm_output_bytes(x, rc, o)       // fc1 input (norm output)
-         + 2 * d(x.tokens) * d(x.fc1_local)  // activation input
-         + 2 * d(x.tokens) * d(x.ffn_local)  // fc2 input
+  const double in = linear_input(o);
+  // A checkpointed MLP keeps its 16-bit input, not a linear layer's copy.
+  if (drops(rc, o, RecomputeModules::mlp)) return submodule_input_bytes(x, drop, rc, o, 2);
+  return 2 * d(x.tokens_sp) * d(x.hidden)     // norm input
+         + norm_output_bytes(x, rc, o, in)    // fc1 input (norm output)
+         + 2 * d(x.tokens) * d(x.fc1_local)   // activation input
+         + in * d(x.tokens) * d(x.ffn_local)  // fc2 input
          + drop * d(x.tokens_sp) * d(x.hidden);
 }
 
 // Routed experts see expert_rows token copies; routing is taken as balanced.
 double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
-  if (drops(rc, o, RecomputeModules::moe)) return submodule_input_bytes(x, drop, rc, o);
-  const double act_out = drops(rc, o, RecomputeModules::moe_act) ? 0 : 2 * d(x.expert_rows) * d(x.expert_ffn_local);
+  // The norm output is the router's input: 16-bit whatever the dtype.
+  if (drops(rc, o, RecomputeModules::moe)) return submodule_input_bytes(x, drop, rc, o, 2);
+  const double in = linear_input(o);
+  const double act_out = drops(rc, o, RecomputeModules::moe_act) ? 0 : in * d(x.expert_rows) * d(x.expert_ffn_local);
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                 // norm input
-                 + norm_output_bytes(x, rc, o)                    // router input (norm output)
+                 + norm_output_bytes(x, rc, o, 2)                 // router input (norm output)
                  + 4 * d(x.tokens_sp) * d(x.experts)              // fp32 router probabilities
-                 + 2 * d(x.expert_rows) * d(x.hidden)             // expert fc1 input
+                 + in * d(x.expert_rows) * d(x.hidden)            // expert fc1 input
                  + 2 * d(x.expert_rows) * d(x.expert_fc1_local)   // activation input
                  + act_out                                        // fc2 input (activation output)
                  + 2 * d(x.routed_tokens) * d(x.hidden)           // expert outputs before the weighted sum
@@ -79,7 +95,7 @@ double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Activa
   // Shared experts read the same norm output; they add their own activations
   // unless checkpointed (shared_experts).
   if (!drops(rc, o, RecomputeModules::shared_experts)) {
-    bytes += 2 * d(x.tokens) * (d(x.shared_fc1_local) + d(x.shared_ffn_local));
+    bytes += 2 * d(x.tokens) * d(x.shared_fc1_local) + in * d(x.tokens) * d(x.shared_ffn_local);
   }
   return bytes;
 }
@@ -128,7 +144,7 @@ double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool 
   }
   // A re-run submodule rebuilds everything it did not keep.
   const double drop = dropout_masks(model);
-  const ActivationOptions kept{o.flash_attention, {}};
+  const ActivationOptions kept{o.flash_attention, {}, o.fp8_linear_inputs};
   if (!moe && drops(rc, o, RecomputeModules::mlp)) {
     working = std::max(working, dense_mlp_bytes(x, drop, Recompute::none, kept) - dense_mlp_bytes(x, drop, rc, o));
   }

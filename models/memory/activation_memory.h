@@ -29,6 +29,16 @@ struct ActivationOptions {
   // each with SP), moe_act the routed experts' activation output, mla_up_proj
   // the queries, keys and values the up-projections made.
   RecomputeModules modules;
+  // FP8 training (training.dtype fp8): Transformer Engine's linear layers
+  // keep their input for the weight-gradient GEMM as the FP8 copy the forward
+  // GEMM read, one byte per element (transformer_engine/pytorch/module/
+  // linear.py, _Linear.forward: saved_inputmat is inputmat, the cast, when fp8
+  // and the wgrad is not overridden to higher precision; LayerNormLinear
+  // keeps its FP8 norm output the same way). What the other kernels keep
+  // stays 16-bit: the attention kernel's Q, K and V, the activation
+  // function's input, the norms' inputs, the router's input (Megatron-Core's
+  // router is not an FP8 GEMM) and the LM head's input.
+  bool fp8_linear_inputs = false;
 };
 
 // Bytes one layer keeps for backward on one GPU for one micro-batch.

@@ -39,16 +39,25 @@ double comm_buffer_bytes(const workload::WorkloadPlan& plan, const workload::Sta
 
 }  // namespace
 
+ActivationOptions activation_options(const workload::WorkloadPlan& plan, const ActivationOptions& base) {
+  ActivationOptions o = base;
+  o.flash_attention = base.flash_attention && plan.training().attention != AttentionKernel::unfused;
+  o.modules = plan.training().recompute_modules;
+  o.fp8_linear_inputs = plan.training().dtype == Dtype::fp8;
+  return o;
+}
+
+double offloaded_layer_bytes(const workload::WorkloadPlan& plan, bool moe) {
+  return layer_activation_bytes(plan.model(), plan.dims(), moe, plan.training().recompute, activation_options(plan));
+}
+
 MemoryPlan plan_memory(const workload::WorkloadPlan& plan, double capacity_gib, const ActivationOptions& opt) {
   MemoryPlan out;
   out.capacity_bytes = capacity_gib * kGiB;
   for (int s = 0; s < plan.parallelism().pp; ++s) {
     workload::StageParams params = workload::stage_params(plan, s);
     StateMemory state = state_memory(plan, params);
-    ActivationOptions stage_opt = opt;
-    stage_opt.flash_attention = opt.flash_attention && plan.training().attention != AttentionKernel::unfused;
-    stage_opt.modules = plan.training().recompute_modules;
-    StageActivations act = stage_activations(plan, s, stage_opt);
+    StageActivations act = stage_activations(plan, s, activation_options(plan, opt));
     StageMemory m;
     m.stage = s;
     m.parameters = state.parameters;

@@ -39,6 +39,13 @@ struct MemoryPlan {
   const StageMemory& heaviest() const { return stages[static_cast<std::size_t>(heaviest_stage)]; }
 };
 
+// What the plan's training settings make of the activation options: the
+// attention kernel, the recomputed modules and fp8's one-byte linear inputs.
+ActivationOptions activation_options(const workload::WorkloadPlan& plan, const ActivationOptions& base = {});
+// Bytes one offloaded layer's saved tensors take (training.cpu_offload_layers:
+// what each copy to the host and back moves), for a dense or a MoE layer.
+double offloaded_layer_bytes(const workload::WorkloadPlan& plan, bool moe);
+
 // capacity_gib: the GPU's memory (hardware.gpu.memory_gb, in GiB).
 MemoryPlan plan_memory(const workload::WorkloadPlan& plan, double capacity_gib, const ActivationOptions& opt = {});
 MemoryPlan plan_memory(const ExperimentSpec& experiment);

@@ -3,11 +3,40 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/workload/activation_offload.h"
 #include "models/workload/schedule.h"
 
 namespace pf::models::memory {
+namespace {
+
+// training.cpu_offload_layers (pp = 1, one micro-batch in flight): the forward
+// walk of activation_offload.h. Layer k's tensors are alive from its forward
+// on; offloaded group i's are freed at the end of layer w[i]'s forward, once
+// its copy is done. The peak is reached just before the last layer's sync
+// (L - N + 1 layers' worth with equal layers) or with the head's added after it.
+double offloaded_peak(const workload::WorkloadPlan& plan, const ActivationOptions& opt) {
+  const ModelSpec& model = plan.model();
+  const workload::LocalDims& dims = plan.dims();
+  const int layers = model.layers, offloaded = plan.training().cpu_offload_layers;
+  const std::vector<int> sync = workload::offload_sync_layers(layers, offloaded);
+  auto bytes = [&](int layer) {
+    return layer_activation_bytes(model, dims, workload::layer_is_moe(model, layer), plan.training().recompute, opt);
+  };
+  double held = embedding_activation_bytes(model, dims), peak = held;
+  std::size_t freed = 0;
+  for (int k = 0; k < layers; ++k) {
+    held += bytes(k);
+    peak = std::max(peak, held);
+    if (freed < sync.size() && sync[freed] == k) held -= bytes(static_cast<int>(freed++));
+  }
+  held += head_activation_bytes(model, dims) + model.mtp_layers * mtp_activation_bytes(model, dims, plan.training().recompute, opt);
+  return std::max(peak, held);
+}
+
+}  // namespace
 
 StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage, const ActivationOptions& opt) {
+  if (plan.training().cpu_offload_layers > 0) return {offloaded_peak(plan, opt), 1};
   const ModelSpec& model = plan.model();
   const workload::LocalDims& dims = plan.dims();
   Recompute rc = plan.training().recompute;

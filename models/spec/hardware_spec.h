@@ -105,6 +105,12 @@ struct NodeSpec {
   double nic_efficiency = 1.0;              // achievable fraction of it
   double nic_latency_us = 0;
   double pcie_bandwidth_gbps = 0;           // GB/s
+  // What one GPU's copy engines move between its memory and the host's, per
+  // direction, GB/s (achievable: cudaMemcpyAsync of pinned buffers, as
+  // nvbandwidth's host_to_device_memcpy_ce measures it); 0 = pcie_bandwidth_gbps.
+  // Activation offloading (training.cpu_offload_layers) runs at it.
+  double host_link_gbps = 0;
+  double host_link() const { return host_link_gbps > 0 ? host_link_gbps : pcie_bandwidth_gbps; }
   // The server's host CPU: how much longer than on the x86 hosts
   // training.host_overhead_us describes it takes to issue one kernel
   // (models/compute/README.md, "The host"; Grace-hosted presets ~2.5-2.75).

@@ -146,6 +146,12 @@ struct TrainingSpec {
   // them and the GEMMs' outputs into the reduce-scatters, side by side.
   bool tp_comm_overlap = false;
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
+  // Megatron-Core's --cpu-offloading-num-layers (activations only, as
+  // Megatron-Bridge sets it: cpu_offloading_weights false): the saved
+  // activations of the first N transformer layers go to host memory after
+  // their forward and come back before their backward, through Transformer
+  // Engine's double-buffered group offload (models/workload/activation_offload.h).
+  int cpu_offload_layers = 0;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;
   CudaGraphScope cuda_graph_scope;  // modules graphed in an eager step (launch: eager)

@@ -158,6 +158,10 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
       p.seconds = cost.seconds;
       p.basis = cost.basis;
       ++unstarted_compute_;
+    } else if (op.stream == Stream::copy) {
+      if (shared.host_link_bytes_per_s <= 0)
+        throw SimulationError("training: a host copy without a host link bandwidth (hardware.node.host_link_gbps)");
+      p.seconds = static_cast<double>(op.bytes) / shared.host_link_bytes_per_s;
     }
     // Imported ops (measured times) and a zero host cost: no host model.
     if (shared.host_overhead == core::SimTime::zero() || op.seconds >= 0) continue;
@@ -176,6 +180,7 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
 bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) {
   bool started = false;
   bool compute_blocked = computing_;
+  bool copy_blocked = copying_;
   std::uint32_t groups_blocked = busy_groups_;
   // Index loop: starting an op never adds to pending_, but complete() may not run here.
   for (std::size_t i = first_unstarted_; i < pending_.size(); ++i) {
@@ -210,6 +215,14 @@ bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) 
       case Stream::p2p:
         if (p.waiting == 0 && issued(engine, p)) {
           start_comm(engine, shared, p);
+          started = true;
+        }
+        break;
+      case Stream::copy:
+        if (copy_blocked) continue;
+        copy_blocked = true;
+        if (p.waiting == 0 && issued(engine, p)) {
+          start_copy(engine, p);
           started = true;
         }
         break;
@@ -309,6 +322,15 @@ void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, P
     immediate_.push_back(p.id);
 }
 
+void GpuExecutor::start_copy(core::LpContext& engine, PendingOp& p) {
+  time_.advance(engine.now());
+  time_.copy_started();
+  mark_started(p);
+  p.start = engine.now();
+  copying_ = true;
+  engine.send(engine.now() + core::SimTime::from_seconds(p.seconds), static_cast<core::LpId>(gpu()), CommDone{p.id});
+}
+
 void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
   for (;;) {
     bool progressed = pull_ops(engine, shared);
@@ -352,6 +374,9 @@ void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared,
     time_.collective_ended();
     nccl_channels_ -= channels_of(p, shared);
     retime_compute(engine, shared);
+  } else if (p.stream == Stream::copy) {
+    copying_ = false;
+    time_.copy_ended();
   } else {
     time_.p2p_ended();
   }

@@ -20,7 +20,10 @@
 //    group, one collective at a time), once their dependencies are done;
 //    collectives of different groups run side by side;
 //  - pipeline sends once their dependencies are done; receives are posted at
-//    issue and complete when the data has arrived.
+//    issue and complete when the data has arrived;
+//  - host copies (activation offloading): one at a time in issue order, once
+//    their dependencies are done, taking bytes / host_link_bytes_per_s; they
+//    share nothing with compute (copy engines, not SMs).
 // Every communication op ends `communication_overhead_us` after the network
 // delivered its last byte (NCCL launch and proxy handshake).
 //
@@ -87,6 +90,9 @@ struct ExecutionShared {
   std::vector<std::uint16_t> group_channels;
   double overlap_slowdown = 1.0;
   core::SimTime comm_overhead;
+  // The copy engines' rate to and from host memory, bytes/s (activation
+  // offloading: hardware.node.host_link_gbps).
+  double host_link_bytes_per_s = 0;
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
   core::SimTime graph_overhead;   // the same for a kernel replayed from a CUDA graph (Op::graphed)
   bool host_sync_on_loss = false;
@@ -175,6 +181,7 @@ class GpuExecutor {
   bool start_ready(core::LpContext& engine, ExecutionShared& shared);
   void start_compute(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
   void start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
+  void start_copy(core::LpContext& engine, PendingOp& p);
   void complete(core::LpContext& engine, ExecutionShared& shared, std::size_t index);  // of pending_
   // A collective started or ended: re-time the running kernel if the rate changed.
   void retime_compute(core::LpContext& engine, const ExecutionShared& shared);
@@ -189,6 +196,7 @@ class GpuExecutor {
   bool record_;
   bool exhausted_ = false;
   bool computing_ = false;
+  bool copying_ = false;  // a host copy is under way
   std::uint32_t computing_op_ = 0;
   KernelProgress kernel_;
   int unstarted_compute_ = 0;

@@ -20,7 +20,8 @@ RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMappin
       f.end_ps = g.stats().end_ps;
       f.end_gpu = gpu;
       f.end_gpu_figures = {g.stats(), g.time().busy_ps(), g.time().exposed_ps(), g.time().comm_ps(),
-                           g.time().p2p_wait_ps(), g.time().host_wait_ps(), g.time().stretch_s()};
+                           g.time().p2p_wait_ps(), g.time().host_wait_ps(), g.time().stretch_s(),
+                           g.time().offload_wait_ps()};
     }
     if (g.stats().longest_ps > f.longest.ps) f.longest = {g.stats().longest_ps, gpu, g.stats().longest};
     if (!g.finished() && shown++ < 8) r.stuck += (r.stuck.empty() ? "" : "; ") + g.stuck_description();

@@ -25,7 +25,8 @@ namespace pf::models::training {
 struct GpuFigures {
   GpuStats stats;
   std::int64_t busy_ps = 0, exposed_ps = 0, comm_ps = 0, p2p_wait_ps = 0, host_wait_ps = 0;
-  double stretch_s = 0;  // compute time lost to NCCL kernels beside it (TimeAccounting::stretch_s)
+  double stretch_s = 0;
+  std::int64_t offload_wait_ps = 0;  // compute idle on a host copy (activation offloading)  // compute time lost to NCCL kernels beside it (TimeAccounting::stretch_s)
 };
 
 // The longest single communication op (ps = -1: none).

@@ -21,6 +21,7 @@ const char* class_name(OpKind kind) {
     case workload::OpClass::elementwise: return "elementwise";
     case workload::OpClass::collective: return "collective";
     case workload::OpClass::p2p: return "p2p";
+    case workload::OpClass::host_copy: return "host_copy";
   }
   return "?";
 }
@@ -91,6 +92,7 @@ void fill_bottlenecks(RunResult& r, const GpuFigures& f) {
   classes.emplace_back("collective", static_cast<double>(f.exposed_ps) * 1e-12);
   classes.emplace_back("pipeline_wait", static_cast<double>(f.p2p_wait_ps) * 1e-12);
   classes.emplace_back("host", static_cast<double>(f.host_wait_ps) * 1e-12);
+  classes.emplace_back("offload_wait", static_cast<double>(f.offload_wait_ps) * 1e-12);
   r.dominant_op_type =
       std::max_element(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   if (kinds.size() > 5) kinds.resize(5);
@@ -176,8 +178,10 @@ RunResult merge_results(const TrainingSetup& setup, const partition::RankMapping
   r.collective_exposed_s = static_cast<double>(f.exposed_ps) * 1e-12;
   r.p2p_wait_s = static_cast<double>(f.p2p_wait_ps) * 1e-12;
   r.host_bound_s = static_cast<double>(f.host_wait_ps) * 1e-12;
+  r.offload_wait_s = static_cast<double>(f.offload_wait_ps) * 1e-12;
   r.overlap_stretch_s = f.stretch_s;
-  r.bubble_s = std::max(0.0, r.step_time_s - static_cast<double>(f.busy_ps + f.exposed_ps + f.host_wait_ps) * 1e-12);
+  r.bubble_s = std::max(0.0, r.step_time_s - static_cast<double>(f.busy_ps + f.exposed_ps + f.host_wait_ps +
+                                                                  f.offload_wait_ps) * 1e-12);
 
   r.tokens_per_iteration = static_cast<double>(e.training.global_batch_size * e.training.seq_length);
   r.model_flops = memory.model_flops;

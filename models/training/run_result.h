@@ -77,7 +77,7 @@ struct GpuTotals {
 // One executed op (a timeline /events row, in picoseconds).
 struct ExecutedOp {
   std::uint32_t gpu = 0;
-  std::uint8_t stream = 0;     // 0 compute, 1 comm, 2 p2p
+  std::uint8_t stream = 0;     // 0 compute, 1 comm, 2 p2p, 3 copy
   std::uint16_t kind = 0;      // workload OpKind
   std::int64_t start_ps = 0;
   std::int64_t end_ps = 0;
@@ -121,8 +121,9 @@ struct RunResult {
   double collective_total_s = 0, collective_exposed_s = 0;
   double p2p_wait_s = 0;   // waiting on pipeline send/recv with nothing else to do
   double host_bound_s = 0; // compute idle because the host had not yet issued the next ready kernel
+  double offload_wait_s = 0;  // compute idle on activation offload/reload copies (training.cpu_offload_layers)
   double overlap_stretch_s = 0;  // compute time lost to the SMs NCCL kernels held beside it (included in the phases)
-  double bubble_s = 0;     // step - compute - exposed collectives - host_bound (includes p2p_wait_s)
+  double bubble_s = 0;     // step - compute - exposed collectives - host_bound - offload wait (includes p2p_wait_s)
 
   double tokens_per_iteration = 0;
   double model_flops = 0;     // per iteration, whole cluster, no recomputation

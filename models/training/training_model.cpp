@@ -78,7 +78,7 @@ double TrainingModel::progress() const {
 }
 
 void TrainingModel::publish(core::Statistics& out) const {
-  std::array<std::int64_t, 3> per_stream{};  // workload::Stream: compute, comm, p2p
+  std::array<std::int64_t, 4> per_stream{};  // workload::Stream: compute, comm, p2p, copy
   for (const GpuExecutor& g : gpus_) {
     // A representative's ops stand for its folded replicas' too.
     const std::int64_t weight =
@@ -92,6 +92,8 @@ void TrainingModel::publish(core::Statistics& out) const {
   out.add({"training.collective_ops", "collective ops", "", "collective calls completed by all GPUs (one per member)", M::sum},
           per_stream[1]);
   out.add({"training.p2p_ops", "p2p ops", "", "pipeline sends and receives completed by all GPUs", M::sum}, per_stream[2]);
+  out.add({"training.host_copies", "host copies", "", "activation offload and reload copies by all GPUs", M::sum},
+          per_stream[3]);
 }
 
 }  // namespace pf::models::training

@@ -115,6 +115,7 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
     shared_.group_channels = nccl_channel_counts(groups_, collective_config_.nccl.arch);
   }
   shared_.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
+  shared_.host_link_bytes_per_s = e.hardware.node.host_link() * 1e9;
   shared_.host_overhead =
       core::SimTime::from_seconds(e.training.host_overhead_us * e.hardware.node.host_overhead_scale * 1e-6);
   // A graph's kernels replay at the graph's per-kernel time, never dearer than an eager issue.

@@ -1,5 +1,8 @@
 #include "models/training/training_workload.h"
 
+#include <cmath>
+
+#include "models/memory/memory_plan.h"
 #include "models/memory/plan_summary.h"
 #include "models/workload/gpu_program.h"
 #include "models/workload/rank_layout.h"
@@ -17,7 +20,12 @@ std::vector<std::uint32_t> first_replica_gpus(const ParallelismSpec& parallelism
 }
 
 TrainingWorkload built_in_workload(const ExperimentSpec& e) {
-  auto plan = std::make_shared<const workload::WorkloadPlan>(e);
+  auto built = std::make_shared<workload::WorkloadPlan>(e);
+  if (e.training.cpu_offload_layers > 0) {
+    built->set_offload_bytes(std::llround(memory::offloaded_layer_bytes(*built, false)),
+                             std::llround(memory::offloaded_layer_bytes(*built, true)));
+  }
+  std::shared_ptr<const workload::WorkloadPlan> plan = built;
   TrainingWorkload w;
   w.parallelism = e.parallelism;
   w.memory = memory::summarize_plan(e);

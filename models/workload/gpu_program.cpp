@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "models/workload/activation_offload.h"
 
 namespace pf::models::workload {
 
@@ -38,6 +39,11 @@ GpuProgram::GpuProgram(const WorkloadPlan& plan, int gpu)
   prefetch_ = plan.training().overlap_param_gather;
   zero_ = plan.parallelism().zero_stage;
   unit_ids_.assign(static_cast<std::size_t>(plan.max_unit_size()), kNoOp);
+  if (const int offloaded = plan.training().cpu_offload_layers; offloaded > 0) {
+    if (plan.offload_bytes(false) < 0 || plan.offload_bytes(true) < 0)
+      throw SimulationError("workload: activation offloading without the offloaded layers' sizes (WorkloadPlan::set_offload_bytes)");
+    offload_sync_ = offload_sync_layers(plan.model().layers, offloaded);
+  }
   for (auto& slot : param_ids_) slot.fill(kNoOp);
 }
 
@@ -81,9 +87,10 @@ bool GpuProgram::step_next(Op& op) {
       return true;
     }
     if (unit_->passes_input) input_id_ = unit_ids_[unit_->ops.size() - 1];
+    const bool forward_layer = step_.forward && unit_layer_ >= 0 && unit_layer_ < plan_->model().layers;
     unit_ = nullptr;
     ++unit_index_;
-    return false;
+    return !offload_sync_.empty() && forward_layer && offload_after_forward(unit_layer_, op);
   }
   if (unit_index_ == unit_count_) {
     end_step();
@@ -96,7 +103,8 @@ bool GpuProgram::step_next(Op& op) {
     return true;
   }
   start_unit(su);
-  return false;
+  return !offload_sync_.empty() && !step_.forward && su.kind == StepUnit::Kind::layer &&
+         reload_before_backward(su.layer, op);
 }
 
 void GpuProgram::begin_step() {
@@ -209,6 +217,10 @@ void GpuProgram::emit_template(const OpTemplate& t, Op& op) {
   op.graphed = t.graphed;
   op.template_index = plan_->template_index(*unit_, op_index_);
   if (t.group != GroupKind::none) set_group(op, t.group);
+  if (op_index_ == 0 && offload_wait_ != kNoOp) {  // the compute stream waits for a host copy
+    add_dep(op, offload_wait_);
+    offload_wait_ = kNoOp;
+  }
   for (const DepRef& d : t.deps) {
     switch (d.kind) {
       case DepKind::unit: add_dep(op, unit_ids_[d.index]); break;

@@ -14,6 +14,10 @@
 //    after the optimizer step, or (overlap_param_gather) at the first forward
 //    of each chunk, prefetched one layer ahead - the next iteration's gather
 //    overlapping its forward, as Megatron's distributed optimizer does.
+//  - activation offloading (training.cpu_offload_layers, pp = 1): copies of
+//    the first N layers' saved tensors to the host and back on the copy
+//    stream, with the compute stream waiting for them where Transformer
+//    Engine's handler does (activation_offload.h; gpu_program_offload.cpp).
 //  - the end of the iteration: sequence-parallel norm gradients all-reduced
 //    over tp, tied embedding gradients over the first/last stage pair, the
 //    optimizer step.
@@ -78,6 +82,10 @@ class GpuProgram {
   void queue_gathers(const Unit& u, int slot, int layer);
   bool pop_gather(Op& op);
   bool pop_reduce(Op& op);
+  // activation offloading (gpu_program_offload.cpp)
+  bool offload_after_forward(int layer, Op& op);
+  bool reload_before_backward(int layer, Op& op);
+  void emit_copy(OpKind kind, int group, Op& op);
   // end of iteration
   bool epilogue_next(Op& op);
   bool queue_next_epilogue_gathers();
@@ -115,6 +123,12 @@ class GpuProgram {
   int gather_head_ = 0, gather_count_ = 0;
   std::array<std::array<std::uint32_t, kParamClasses>, 2> param_ids_{};  // [current | prefetched][class]
   bool next_prefetched_ = false;
+
+  // Activation offloading: TE's window map, its group counter, the copy the
+  // next unit's first op waits for, and the last copy issued.
+  std::vector<int> offload_sync_;
+  int offload_count_ = 0;
+  std::uint32_t offload_wait_ = kNoOp, last_copy_ = kNoOp;
 
   GradBuckets buckets_;
   std::array<std::uint32_t, kParamClasses> last_reduce_{kNoOp, kNoOp};

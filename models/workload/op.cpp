@@ -92,6 +92,8 @@ constexpr std::array<KindInfo, kOpKindCount> kKinds = {{
     comm("embedding_grad_all_reduce", Collective::all_reduce),
     {"pp_send", OpClass::p2p, Collective::send},
     {"pp_recv", OpClass::p2p, Collective::recv},
+    compute("offload_d2h", OpClass::host_copy),
+    compute("reload_h2d", OpClass::host_copy),
     compute("imported_fwd", OpClass::elementwise),
     compute("imported_input_grad", OpClass::elementwise),
     compute("imported_weight_grad", OpClass::elementwise),
@@ -120,6 +122,7 @@ Stream stream_of(OpKind kind) {
   switch (op_class(kind)) {
     case OpClass::collective: return Stream::comm;
     case OpClass::p2p: return Stream::p2p;
+    case OpClass::host_copy: return Stream::copy;
     default: return Stream::compute;
   }
 }

@@ -37,10 +37,12 @@
 namespace pf::models::workload {
 
 enum class Phase : std::uint8_t { fwd = 0, bwd = 1, opt = 2 };
-enum class Stream : std::uint8_t { compute = 0, comm = 1, p2p = 2 };
+// copy: the copy engines moving activations to and from host memory
+// (training.cpu_offload_layers), one copy at a time, beside compute.
+enum class Stream : std::uint8_t { compute = 0, comm = 1, p2p = 2, copy = 3 };
 
 // What kind of work an op is, for the cost model: which shape fields are valid.
-enum class OpClass : std::uint8_t { gemm, attention, norm, elementwise, collective, p2p };
+enum class OpClass : std::uint8_t { gemm, attention, norm, elementwise, collective, p2p, host_copy };
 
 // The communication pattern of a comm/p2p op, for the collective layer.
 enum class Collective : std::uint8_t {
@@ -93,6 +95,8 @@ enum class OpKind : std::uint16_t {
   embedding_grad_all_reduce,
   // point to point
   pp_send, pp_recv,
+  // activation offloading (training.cpu_offload_layers): a layer's saved tensors to host memory and back
+  offload_d2h, reload_h2d,
   // imported workloads (SimAI/AICB files): measured compute and generic collectives
   imported_fwd, imported_input_grad, imported_weight_grad,
   imported_all_reduce, imported_all_gather, imported_reduce_scatter, imported_all_to_all,

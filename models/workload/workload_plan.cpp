@@ -70,6 +70,10 @@ void WorkloadPlan::validate() const {
   require(chunks_of(par_) == 1 || par_.pp > 1, "parallelism.virtual_stages", "1 when pp = 1",
           str(par_.virtual_stages));
   const TrainingSpec& t = train_;
+  require(t.cpu_offload_layers == 0 || (t.cpu_offload_layers > 0 && t.cpu_offload_layers < m.layers && par_.pp == 1 &&
+                                        t.recompute == Recompute::none),
+          "training.cpu_offload_layers", "0, or fewer than model.layers with pp = 1 and no recomputation",
+          str(t.cpu_offload_layers));
   require(t.micro_batch_size >= 1 && t.seq_length >= 1, "training.micro_batch_size", ">= 1",
           str(t.micro_batch_size));
   require(t.global_batch_size % (t.micro_batch_size * par_.dp) == 0 && t.global_batch_size > 0,

@@ -67,6 +67,15 @@ class WorkloadPlan {
   int param_bytes() const;
   int grad_bytes() const;
 
+  // training.cpu_offload_layers: the bytes one offloaded dense / MoE layer's
+  // saved tensors take, which each copy to the host and back moves. The
+  // memory model counts them (memory::offloaded_layer_bytes); whoever builds
+  // the plan for a run sets them before programs are made from it.
+  void set_offload_bytes(std::int64_t dense_layer, std::int64_t moe_layer) {
+    offload_bytes_ = {dense_layer, moe_layer};
+  }
+  std::int64_t offload_bytes(bool moe) const { return offload_bytes_[moe ? 1 : 0]; }
+
   const Unit& unit(UnitId id) const { return units_[static_cast<std::size_t>(id)]; }
   int max_unit_size() const { return max_unit_size_; }
   // A dense plan-wide index of op `op_index` of `u` (a unit of this plan), and
@@ -89,6 +98,7 @@ class WorkloadPlan {
   int microbatches_ = 1;
   std::int64_t bucket_bytes_ = 0;
   std::int64_t p2p_bytes_ = 0;
+  std::array<std::int64_t, 2> offload_bytes_{-1, -1};  // -1: not set
   std::array<Unit, kUnitIdCount> units_;
   int max_unit_size_ = 0;
 };

@@ -36,6 +36,8 @@ def main(argv=None):
                     help="least share of rows whose measured step time lies inside the report's band, percent")
     ap.add_argument("--max-band-width", type=float, default=float("inf"),
                     help="largest median step_time_ms_high / step_time_ms_low over the rows")
+    ap.add_argument("--max-oom", type=int, default=None,
+                    help="most rows (which the sources ran) that preflight calls out of memory")
     ap.add_argument("--rows", default="subset", help="subset (default), all, a file of ids, or ID,ID,...")
     ap.add_argument("--timeout", type=float, default=accuracy_table.DEFAULT_TIMEOUT_S, help="seconds per row")
     args = ap.parse_args(argv)
@@ -67,6 +69,9 @@ def main(argv=None):
     for r in results:
         if r["error_pct"] is not None and abs(r["error_pct"]) > args.max_row_error:
             failures.append(f"{r['id']}: |error| {abs(r['error_pct']):.1f} % > {args.max_row_error:g} %")
+    oom = [r["id"] for r in results if r.get("oom")]
+    if args.max_oom is not None and len(oom) > args.max_oom:
+        failures.append(f"{len(oom)} rows out of memory > {args.max_oom}: {', '.join(oom)} (their sources ran them)")
     band = summary.get("band")
     if band is None and summary["rows_run"] > 0:
         failures.append("no report carried uncertainty.step_time_ms_low/high")
@@ -79,7 +84,8 @@ def main(argv=None):
         failures.append("no row ran")
 
     print(f"thresholds: MAPE <= {args.max_mape:g} %, every row |error| <= {args.max_row_error:g} %, band holds >= "
-          f"{args.min_band_coverage:g} % of rows at a median high/low <= {args.max_band_width:g}")
+          f"{args.min_band_coverage:g} % of rows at a median high/low <= {args.max_band_width:g}"
+          + (f", at most {args.max_oom} rows out of memory" if args.max_oom is not None else ""))
     if failures:
         print(f"FAIL ({len(failures)}):")
         for f in failures:

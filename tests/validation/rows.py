@@ -479,6 +479,22 @@ BRIDGE_RECOMPUTE_MODULES = {
 }
 
 
+# Megatron-Bridge 25.11 perf configs (97ad8cc) that offload activations to the host
+# (cpu_offloading_num_layers; _set_recompute_overrides sets cpu_offloading_weights False):
+# (model, GPU, precision) -> layers, taken where the row runs the config's layout (pp 1).
+BRIDGE_CPU_OFFLOAD = {
+    ("LLAMA3_70B", "GB200", "fp8"): 40,  # LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_BASE_CONFIG: mbs 2, Megatron FSDP, TP 1
+}
+
+
+def cpu_offload_layers(row):
+    """Megatron-Core's --cpu-offloading-num-layers the row's run used, or None."""
+    r = row.raw
+    if row.source != "megatron-bridge-25.11-perf-summary" or int(r["pp"]) != 1:
+        return None
+    return BRIDGE_CPU_OFFLOAD.get((r["model_name"], r["gpu"], r["precision"].lower()))
+
+
 def recompute_modules(row):
     """Megatron-Core's --recompute-modules the row's run used (selective recomputation), or None."""
     r = row.raw
@@ -674,6 +690,10 @@ def build_experiment(row):
         row.assumptions.append(f"recompute_modules [{', '.join(modules)}]")
     if src == "megatron-bridge-25.11-perf-summary":
         train["grad_reduce_dtype"] = "bf16"  # the perf configs' ddp.grad_reduce_in_fp32 = False
+    offload = cpu_offload_layers(row)
+    if offload:
+        train["cpu_offload_layers"] = offload
+        row.assumptions.append(f"cpu_offload_layers {offload} (Megatron-Bridge perf config)")
     if src == "megatron-lm-readme-h100" and sp:
         train["tp_comm_overlap"] = True
     if src == "megatron-moe-modelzoo-qwen3" and sp and dtype == "bf16":

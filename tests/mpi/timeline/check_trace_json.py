@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Validates a `preflight trace` output: loads as JSON, every complete event
-has ph "X", numeric ts/dur in microseconds, pid = node, tid = gpu*3+stream
+has ph "X", numeric ts/dur in microseconds, pid = node, tid = gpu*4+stream (four streams: compute, comm, p2p, copy)
 with a thread_name, and (when h5py is available) exactly the rows of the
 timeline that the request selects.
 
@@ -9,6 +9,8 @@ timeline that the request selects.
 import argparse
 import json
 import sys
+
+STREAMS = 4  # io/timeline/timeline_event.h kStreamCount: compute, comm, p2p, copy
 
 
 def fail(message):
@@ -62,7 +64,7 @@ def main():
             fail(f"bad ts/dur: {e}")
         if (e["pid"], e["tid"]) not in threads:
             fail(f"no thread_name for pid {e['pid']} tid {e['tid']}")
-        if gpus is not None and e["tid"] // 3 not in gpus:
+        if gpus is not None and e["tid"] // STREAMS not in gpus:
             fail(f"gpu {e['tid'] // 3} not requested")
         if not (e["ts"] * 1000 < a.end_ns + 1 and (e["ts"] + e["dur"]) * 1000 > a.start_ns - 1):
             fail(f"event outside the window: {e}")
@@ -73,7 +75,7 @@ def main():
     if count is not None:
         if len(complete) != count:
             fail(f"{len(complete)} X events, the timeline selects {count}")
-        if any(e["pid"] != (e["tid"] // 3) // per_node for e in complete):
+        if any(e["pid"] != (e["tid"] // STREAMS) // per_node for e in complete):
             fail("pid is not gpu // gpus_per_node")
     if not complete:
         fail("no events")

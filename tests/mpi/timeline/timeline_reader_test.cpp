@@ -93,7 +93,7 @@ TEST_F(TimelineRead, TraceHoldsTheRequestedGpusAndWindow) {
     if (e["ph"] != "X") continue;
     ++complete;
     const auto tid = e["tid"].get<std::uint32_t>();
-    const std::uint32_t gpu = tid / 3;
+    const std::uint32_t gpu = tid / kStreamCount;
     EXPECT_TRUE(gpu == 9 || (gpu >= 2 && gpu <= 4)) << gpu;
     EXPECT_EQ(e["pid"].get<std::uint32_t>(), gpu / shape_.gpus_per_node);
     EXPECT_LT(e["ts"].get<double>(), 20.0);

@@ -9,6 +9,7 @@
 
 #include "core/communicator.h"
 #include "models/collective/collective_types.h"
+#include "models/memory/memory_plan.h"
 #include "io/config/experiment_loader.h"
 #include "models/training/kernel_progress.h"
 #include "models/training/training_setup.h"
@@ -114,6 +115,43 @@ TEST(TrainingPhysics, SpeedSpreadSlowsEveryKernelToTheSlowestOfTheJob) {
   auto one_spread = one;
   one_spread.push_back("hardware.gpu.speed_spread=0.02");
   EXPECT_EQ(run(one).step_time_s, run(one_spread).step_time_s);
+}
+
+// training.cpu_offload_layers on one GPU, 16 layers, 8 offloaded (synced at
+// every second layer). Each copy moves one layer's saved tensors at the host
+// link's rate, so the d2h kind adds up to M x 8 copies exactly. A fast link
+// hides every copy behind the two layers of compute it has: the step is the
+// one without offloading. A slow one makes the copies the critical path,
+// forward (each copy starts when the one before ends) and backward (each
+// reload waited for before the next starts): the step grows by 2 x 8 copies
+// per micro-batch, exactly linear in the copy time.
+TEST(TrainingPhysics, ActivationOffloadHidesBehindComputeUntilTheHostLinkBinds) {
+  std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
+                                  "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
+                                  "training.host_overhead_us=0"};
+  const RunResult plain = run(one);
+  one.push_back("training.cpu_offload_layers=8");
+  auto with_link = [&](double gbps) {
+    auto o = one;
+    o.push_back("hardware.node.host_link_gbps=" + std::to_string(gbps));
+    return run(o);
+  };
+  const ExperimentSpec e = config::load_experiment(kExperiment, one);
+  const workload::WorkloadPlan plan(e);
+  const double bytes = static_cast<double>(std::llround(memory::offloaded_layer_bytes(plan, false)));
+  const double m = static_cast<double>(plan.microbatches());
+
+  const RunResult fast = with_link(10000);
+  EXPECT_EQ(fast.step_time_s, plain.step_time_s);
+  EXPECT_EQ(fast.offload_wait_s, 0.0);
+
+  const RunResult slow = with_link(1), slower = with_link(0.5);
+  const double c1 = bytes / 1e9, c2 = bytes / 0.5e9;
+  EXPECT_NEAR(kind_seconds(slow, "offload_d2h"), m * 8 * c1, 1e-9 * m * 8 * c1);
+  EXPECT_NEAR(kind_seconds(slower, "reload_h2d"), m * 8 * c2, 1e-9 * m * 8 * c2);
+  EXPECT_NEAR(slower.step_time_s - slow.step_time_s, m * 16 * (c2 - c1), 1e-6 * slower.step_time_s);
+  EXPECT_NEAR(slower.offload_wait_s - slow.offload_wait_s, m * 16 * (c2 - c1), 1e-6 * slower.step_time_s);
+  EXPECT_GT(slow.offload_wait_s, 0.5 * (slow.step_time_s - plain.step_time_s));
 }
 
 // training.attention picks the kernel that prices attention and nothing else:

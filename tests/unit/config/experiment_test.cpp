@@ -151,6 +151,33 @@ TEST(ConfigExperimentLoader, RecomputeModulesNameMegatronsModules) {
             std::string::npos);
 }
 
+// training.cpu_offload_layers: Megatron-Core's --cpu-offloading-num-layers,
+// with its limits (TransformerConfig): fewer layers than the model, no
+// pipeline parallelism, no recomputation; and no CUDA graphs.
+TEST(ConfigExperimentLoader, CpuOffloadLayersTakeMegatronsLimits) {
+  TempDir dir;
+  auto with = [&](const std::string& parallel, const std::string& training) {
+    std::string text = replace_text(kExperimentYaml, "  pp: 2\n", parallel);
+    return write_experiment(dir, replace_text(text, "  seq_length: 128\n", "  seq_length: 128\n" + training));
+  };
+  std::string exp = with("  pp: 1\n", "  cpu_offload_layers: 3\n");
+  EXPECT_EQ(load_experiment(exp).training.cpu_offload_layers, 3);
+  EXPECT_EQ(load_experiment(write_experiment(dir)).training.cpu_offload_layers, 0);
+  exp = with("  pp: 1\n", "  cpu_offload_layers: 4\n");
+  EXPECT_EQ(config_error([&] { load_experiment(exp); }),
+            exp + ":11: training.cpu_offload_layers: expected fewer layers than model.layers (4), found 4");
+  exp = with("  pp: 2\n", "  cpu_offload_layers: 1\n");
+  EXPECT_NE(config_error([&] { load_experiment(exp); })
+                .find(":11: training.cpu_offload_layers: expected 0 with parallelism.pp > 1"),
+            std::string::npos);
+  exp = with("  pp: 1\n", "  recompute: full\n  cpu_offload_layers: 1\n");
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("expected 0 with training.recompute"), std::string::npos);
+  exp = with("  pp: 1\n", "  launch: cuda_graph\n  cpu_offload_layers: 1\n");
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("expected 0 with CUDA graphs"), std::string::npos);
+  exp = with("  pp: 1\n", "  cpu_offload_layers: -1\n");
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("training.cpu_offload_layers"), std::string::npos);
+}
+
 TEST(ConfigExperimentLoader, LayersPerStageMustCoverTheModel) {
   TempDir dir;
   std::string text = replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 2\n  layers_per_stage: [1, 2]\n");

@@ -109,6 +109,59 @@ TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
                    2.0 * static_cast<double>(z.tokens * (z.q_dim_local + z.k_dim_local + z.v_dim_local)));
 }
 
+// FP8 training: Transformer Engine's linear layers keep the FP8 copy of their
+// input for the weight gradient, one byte per element; everything else a
+// layer keeps (attention's Q, K, V, the activation function's input, the
+// norms' and the router's inputs) stays 16-bit.
+TEST(ActivationMemory, Fp8KeepsLinearInputsAtOneByte) {
+  auto D = [](std::int64_t v) { return static_cast<double>(v); };
+  ParallelismSpec par;
+  par.tp = 2;
+  par.sequence_parallel = true;
+  TrainingSpec t;
+  t.micro_batch_size = 2;
+  t.seq_length = 256;
+  ActivationOptions bf16{true, {}}, fp8{true, {}, true};
+  bf16.modules.modules = fp8.modules.modules = RecomputeModules::core_attn;
+
+  const ModelSpec dense = tiny_llama(2);
+  const workload::LocalDims x = workload::local_dims(dense, par, t);
+  // Two norm outputs (QKV and fc1 inputs), the projection's and fc2's inputs.
+  const double dense_linear_inputs =
+      2 * D(x.tokens_sp) * D(x.hidden) + D(x.tokens) * D(x.attn_out_local) + D(x.tokens) * D(x.ffn_local);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(dense, x, false, Recompute::selective, bf16) -
+                       layer_activation_bytes(dense, x, false, Recompute::selective, fp8),
+                   dense_linear_inputs);
+
+  // MoE: the router's input stays 16-bit; the experts' and shared experts'
+  // linear inputs halve.
+  const ModelSpec moe = tiny_moe(2);
+  const workload::LocalDims y = workload::local_dims(moe, par, t);
+  ASSERT_GT(y.shared_ffn_local, 0);
+  const double moe_linear_inputs = D(y.tokens_sp) * D(y.hidden) + D(y.tokens) * D(y.attn_out_local) +
+                                   D(y.expert_rows) * (D(y.hidden) + D(y.expert_ffn_local)) +
+                                   D(y.tokens) * D(y.shared_ffn_local);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(moe, y, true, Recompute::selective, bf16) -
+                       layer_activation_bytes(moe, y, true, Recompute::selective, fp8),
+                   moe_linear_inputs);
+
+  // MLA: the latents' normed copies feed the up-projections.
+  ParallelismSpec one;
+  const ModelSpec mla = tiny_deepseek(2);
+  const workload::LocalDims z = workload::local_dims(mla, one, t);
+  const double mla_linear_inputs = D(z.tokens) * D(z.hidden) + D(z.tokens) * D(z.attn_out_local) +
+                                   D(z.tokens) * (D(z.q_lora) + D(z.kv_lora)) +
+                                   D(z.expert_rows) * (D(z.hidden) + D(z.expert_ffn_local)) +
+                                   D(z.tokens) * D(z.shared_ffn_local);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(mla, z, true, Recompute::selective, bf16) -
+                       layer_activation_bytes(mla, z, true, Recompute::selective, fp8),
+                   mla_linear_inputs);
+
+  // Full recomputation keeps only the 16-bit layer input either way.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(dense, x, false, Recompute::full, fp8),
+                   layer_activation_bytes(dense, x, false, Recompute::full, bf16));
+}
+
 TEST(ActivationMemory, FullRecomputeKeepsTheLayerInput) {
   EXPECT_DOUBLE_EQ(layer_bytes(1, false, Recompute::full), 2 * s * b * h);
   EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::full), 2 * s * b * h / 8);

@@ -114,6 +114,44 @@ TEST(MemoryPlan, UnfusedAttentionHoldsKorthikantisScoreTerm) {
   EXPECT_DOUBLE_EQ(u.stages[0].activations - f.stages[0].activations, layers * (5 * a * s * s * b - 4 * a * s * b));
 }
 
+// training.dtype fp8 reaches the activation model: the plan keeps the linear
+// layers' inputs as their one-byte FP8 copies (activation_memory.h).
+TEST(MemoryPlan, Fp8TrainingKeepsFp8LinearInputs) {
+  auto make = [](Dtype dtype) {
+    ParallelismSpec par;
+    TrainingSpec t = small_training(4, 128);
+    t.dtype = dtype;
+    return WorkloadPlan(tiny_llama(4), par, t);
+  };
+  const WorkloadPlan bf16 = make(Dtype::bf16), fp8 = make(Dtype::fp8);
+  ActivationOptions opt{true, {}, true};
+  opt.modules = fp8.training().recompute_modules;
+  EXPECT_DOUBLE_EQ(plan_memory(fp8, 80.0).stages[0].activations, stage_activations(bf16, 0, opt).peak_bytes);
+  EXPECT_LT(plan_memory(fp8, 80.0).stages[0].activations, plan_memory(bf16, 80.0).stages[0].activations);
+}
+
+// training.cpu_offload_layers (pp = 1): four equal layers, the first two
+// offloaded, synced at layers 1 and 3. Group 0 leaves once layer 1 is done,
+// group 1 once layer 3 is: the peak is three layers just before the last
+// sync, or two with the head's activations after it; without offloading, all
+// four and the head.
+TEST(MemoryPlan, OffloadedLayersLeaveTheGpuAtTheirSync) {
+  ParallelismSpec par;
+  TrainingSpec t = small_training(2, 128);
+  const WorkloadPlan whole(tiny_llama(4), par, t);
+  t.cpu_offload_layers = 2;
+  const WorkloadPlan offloaded(tiny_llama(4), par, t);
+  const ActivationOptions opt = activation_options(whole);
+  const double layer = layer_activation_bytes(whole.model(), whole.dims(), false, Recompute::none, opt);
+  const double head = head_activation_bytes(whole.model(), whole.dims());
+  EXPECT_DOUBLE_EQ(offloaded_layer_bytes(offloaded, false), layer);
+  const StageActivations a = stage_activations(offloaded, 0, opt);
+  EXPECT_DOUBLE_EQ(a.peak_bytes, std::max(3 * layer, 2 * layer + head));
+  EXPECT_EQ(a.chunks_in_flight, 1);
+  EXPECT_DOUBLE_EQ(stage_activations(whole, 0, opt).peak_bytes, 4 * layer + head);
+  EXPECT_DOUBLE_EQ(plan_memory(offloaded, 80.0).stages[0].activations, a.peak_bytes);
+}
+
 // Interleaving: stage 0 holds 2 (pp - 1) + (v - 1) pp + 1 chunks, i.e. the
 // activations of pp + (pp - 1) / v micro-batches of the stage's layers
 // (Korthikanti et al. 2022, section 4.2.3; Narayanan et al. 2021).

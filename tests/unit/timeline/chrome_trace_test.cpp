@@ -48,7 +48,7 @@ TEST(ChromeTrace, CompleteEventsInMicrosecondsOnePidPerNodeOneTidPerStream) {
   const auto& x = complete[0];
   EXPECT_EQ(x["name"], "all \"reduce\"");
   EXPECT_EQ(x["pid"], 1);                 // gpu 9 on node 1 with 8 GPUs per node
-  EXPECT_EQ(x["tid"], 9 * 3 + 1);
+  EXPECT_EQ(x["tid"], 9 * kStreamCount + 1);
   EXPECT_DOUBLE_EQ(x["ts"].get<double>(), 1234.567);
   EXPECT_DOUBLE_EQ(x["dur"].get<double>(), 1.433);
   EXPECT_EQ(x["cat"], "comm");
@@ -70,9 +70,10 @@ TEST(ChromeTrace, MetadataNamesNodesOnceAndEveryStream) {
     if (e["name"] == "thread_name") threads[e["tid"].get<int>()] = e["args"]["name"];
   }
   EXPECT_EQ(process_names, 2);  // node 0 (gpus 0, 1) and node 2 (gpu 4)
-  EXPECT_EQ(threads.size(), 9u);
-  EXPECT_EQ(threads.at(1 * 3 + 2), "gpu 1 p2p");
-  EXPECT_EQ(threads.at(4 * 3 + 0), "gpu 4 compute");
+  EXPECT_EQ(threads.size(), 3u * kStreamCount);  // every stream of the three GPUs
+  EXPECT_EQ(threads.at(1 * kStreamCount + 2), "gpu 1 p2p");
+  EXPECT_EQ(threads.at(4 * kStreamCount + 0), "gpu 4 compute");
+  EXPECT_EQ(threads.at(4 * kStreamCount + 3), "gpu 4 copy");
 }
 
 TEST(ChromeTrace, ExactMicrosecondsForSmallAndZeroTimes) {
