@@ -35,6 +35,7 @@ nlohmann::ordered_json to_json(const models::memory::PlanSummary& s) {
                  {"optimizer_gb", s.optimizer_gb},
                  {"activations_gb", s.activations_gb},
                  {"comm_buffers_gb", s.comm_buffers_gb}};
+  if (s.host_activations_gb > 0) j["memory"]["host_activations_gb"] = s.host_activations_gb;
   j["binding_pp_stage"] = s.binding_stage;
   if (s.oom)
     j["oom"] = {{"capacity_gb", s.oom->capacity_gb}, {"required_gb", s.oom->required_gb}, {"excess_gb", s.oom->excess_gb}};
@@ -58,6 +59,8 @@ void print_text(const models::ExperimentSpec& e, const models::memory::PlanSumma
               "buffers %.2f = %.2f GiB\n",
               s.binding_stage, s.parameters_gb, s.gradients_gb, s.optimizer_gb, s.activations_gb, s.comm_buffers_gb,
               s.peak_memory_gb);
+  if (s.host_activations_gb > 0)
+    std::printf("activations in host memory: %.2f GiB per GPU (training.cpu_offload_layers)\n", s.host_activations_gb);
   if (s.oom)
     std::printf("does NOT fit: needs %.2f GiB of %.2f GiB (%.2f GiB over)\n", s.oom->required_gb, s.oom->capacity_gb,
                 s.oom->excess_gb);

@@ -22,11 +22,13 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 ordered_json memory_json(const models::memory::PlanSummary& m) {
-  return {{"parameters_gb", m.parameters_gb},
-          {"gradients_gb", m.gradients_gb},
-          {"optimizer_gb", m.optimizer_gb},
-          {"activations_gb", m.activations_gb},
-          {"comm_buffers_gb", m.comm_buffers_gb}};
+  ordered_json j = {{"parameters_gb", m.parameters_gb},
+                    {"gradients_gb", m.gradients_gb},
+                    {"optimizer_gb", m.optimizer_gb},
+                    {"activations_gb", m.activations_gb},
+                    {"comm_buffers_gb", m.comm_buffers_gb}};
+  if (m.host_activations_gb > 0) j["host_activations_gb"] = m.host_activations_gb;
+  return j;
 }
 
 ordered_json oom_json(const models::memory::PlanSummary& m) {

@@ -65,6 +65,7 @@ MemoryPlan plan_memory(const workload::WorkloadPlan& plan, double capacity_gib, 
     m.optimizer = state.optimizer;
     m.activations = act.peak_bytes;
     m.chunks_in_flight = act.chunks_in_flight;
+    m.host_activations = act.host_bytes;
     m.comm_buffers = comm_buffer_bytes(plan, params);
     out.stages.push_back(m);
     if (m.total() > out.heaviest().total()) out.heaviest_stage = s;

@@ -20,6 +20,9 @@ struct StageMemory {
   double parameters = 0, gradients = 0, optimizer = 0, activations = 0, comm_buffers = 0;
   // Most micro-batch chunks whose activations are held at once under the schedule.
   int chunks_in_flight = 0;
+  // Activations held in host memory instead (training.cpu_offload_layers):
+  // the offloaded layers' saved tensors at the end of a forward; not in total().
+  double host_activations = 0;
 
   double total() const { return parameters + gradients + optimizer + activations + comm_buffers; }
   double total_gib() const { return to_gib(total()); }

@@ -43,6 +43,7 @@ PlanSummary summarize_plan(const ExperimentSpec& e) {
   s.optimizer_gb = to_gib(top.optimizer);
   s.activations_gb = to_gib(top.activations);
   s.comm_buffers_gb = to_gib(top.comm_buffers);
+  s.host_activations_gb = to_gib(top.host_activations);
   s.peak_memory_gb = top.total_gib();
   s.binding_stage = mem.heaviest_stage;
   if (mem.oom) {

@@ -36,7 +36,13 @@ double offloaded_peak(const workload::WorkloadPlan& plan, const ActivationOption
 }  // namespace
 
 StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage, const ActivationOptions& opt) {
-  if (plan.training().cpu_offload_layers > 0) return {offloaded_peak(plan, opt), 1};
+  if (const int n = plan.training().cpu_offload_layers; n > 0) {
+    double host = 0;
+    for (int layer = 0; layer < n; ++layer)
+      host += layer_activation_bytes(plan.model(), plan.dims(), workload::layer_is_moe(plan.model(), layer),
+                                     plan.training().recompute, opt);
+    return {offloaded_peak(plan, opt), 1, host};
+  }
   const ModelSpec& model = plan.model();
   const workload::LocalDims& dims = plan.dims();
   Recompute rc = plan.training().recompute;

@@ -13,6 +13,7 @@ namespace pf::models::memory {
 struct StageActivations {
   double peak_bytes = 0;
   int chunks_in_flight = 0;  // most chunk forwards awaiting their backward
+  double host_bytes = 0;     // offloaded to host memory (training.cpu_offload_layers)
 };
 
 StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage, const ActivationOptions& opt);

@@ -150,6 +150,10 @@ TEST(MemoryPlan, OffloadedLayersLeaveTheGpuAtTheirSync) {
   EXPECT_EQ(a.chunks_in_flight, 1);
   EXPECT_DOUBLE_EQ(stage_activations(whole, 0, opt).peak_bytes, 4 * layer + head);
   EXPECT_DOUBLE_EQ(plan_memory(offloaded, 80.0).stages[0].activations, a.peak_bytes);
+  // The two offloaded layers sit in host memory, outside the GPU's total.
+  EXPECT_DOUBLE_EQ(a.host_bytes, 2 * layer);
+  EXPECT_DOUBLE_EQ(plan_memory(offloaded, 80.0).stages[0].host_activations, 2 * layer);
+  EXPECT_DOUBLE_EQ(plan_memory(whole, 80.0).stages[0].host_activations, 0);
 }
 
 // Interleaving: stage 0 holds 2 (pp - 1) + (v - 1) pp + 1 chunks, i.e. the

@@ -1,6 +1,7 @@
 // The JSON report: io/report/README.md's keys in order, and the derived figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,27 @@ TEST(ReportJson, HasEverySpecKeyInSpecOrderThenExtensions) {
             (std::vector<std::string>{"ranks", "events", "wall_s", "events_per_s", "lookahead_ns", "windows",
                                       "null_messages", "partition_cut_edges", "imbalance", "peak_rss_gb",
                                       "peak_pending_events", "network", "sync", "fold", "simulated_gpus"}));
+}
+
+// Activation offloading adds its two extension keys, and only then: the
+// offload wait after host_bound_ms, the host-held activations after the buffers.
+TEST(ReportJson, OffloadingAddsItsWaitAndHostActivations) {
+  auto run = test::sample_run();
+  auto e = test::sample_experiment();
+  run.offload_wait_s = 0.0125;
+  run.memory.host_activations_gb = 40.5;
+  e.training.cpu_offload_layers = 8;
+  const auto j = report_json(run, e, "0.1.0", std::string(64, 'a'));
+  const std::vector<std::string> k = keys(j);
+  const auto at = std::find(k.begin(), k.end(), "host_bound_ms");
+  ASSERT_NE(at, k.end());
+  EXPECT_EQ(*(at + 1), "offload_wait_ms");
+  EXPECT_DOUBLE_EQ(j["offload_wait_ms"].get<double>(), 12.5);
+  EXPECT_EQ(keys(j["memory"]).back(), "host_activations_gb");
+  EXPECT_DOUBLE_EQ(j["memory"]["host_activations_gb"].get<double>(), 40.5);
+  const auto plain = sample_report();
+  EXPECT_FALSE(plain.contains("offload_wait_ms"));
+  EXPECT_FALSE(plain["memory"].contains("host_activations_gb"));
 }
 
 TEST(ReportJson, DerivedFiguresFollowTheirDefinitions) {
