@@ -60,7 +60,7 @@ void print_text(const models::ExperimentSpec& e, const models::memory::PlanSumma
               s.binding_stage, s.parameters_gb, s.gradients_gb, s.optimizer_gb, s.activations_gb, s.comm_buffers_gb,
               s.peak_memory_gb);
   if (s.host_activations_gb > 0)
-    std::printf("activations in host memory: %.2f GiB per GPU (training.cpu_offload_layers)\n", s.host_activations_gb);
+    std::printf("activations in host memory: %.2f GiB per GPU (activation offloading)\n", s.host_activations_gb);
   if (s.oom)
     std::printf("does NOT fit: needs %.2f GiB of %.2f GiB (%.2f GiB over)\n", s.oom->required_gb, s.oom->capacity_gb,
                 s.oom->excess_gb);

@@ -122,6 +122,20 @@ void check_offload(const ConfigNode& root, const models::ExperimentSpec& s) {
     fail_expected(node, "0 with CUDA graphs (training.launch, training.cuda_graph_scope)", str(n));
 }
 
+// Fine-grained offloading: the modelled modules are the routed experts'
+// (a model with experts), and Megatron-Core refuses it beside layer offloading.
+void check_offload_modules(const ConfigNode& root, const models::ExperimentSpec& s) {
+  if (!s.training.offload_modules.any()) return;
+  const ConfigNode& node = nearest_node(root, "training.offload_modules");
+  if (!s.model.moe || s.model.moe->num_experts == 0)
+    fail_expected(node, "expert_fc1 / moe_act only with model.moe (they offload the routed experts' inputs)",
+                  "a model without experts");
+  if (s.training.cpu_offload_layers > 0)
+    fail_expected(node, "no offload_modules beside training.cpu_offload_layers (Megatron-Core: fine-grained "
+                        "activation offloading cannot be enabled with cpu_offloading)",
+                  "both");
+}
+
 void check_batch(const ConfigNode& root, const models::ExperimentSpec& s) {
   const std::int64_t per_step = s.training.micro_batch_size * s.parallelism.dp;
   if (s.training.global_batch_size % per_step != 0) {
@@ -163,6 +177,7 @@ void check_experiment(const ConfigNode& root, const models::ExperimentSpec& spec
     check_attention(root, spec);
     check_recompute(root, spec);
     check_offload(root, spec);
+    check_offload_modules(root, spec);
     check_batch(root, spec);
   }
   check_dtype(root, spec);

@@ -53,6 +53,23 @@ const EnumNames<models::RecomputeModules::Module> kRecomputeModules{
     {"moe", models::RecomputeModules::moe},
     {"shared_experts", models::RecomputeModules::shared_experts}};
 
+const EnumNames<models::OffloadModules::Module> kOffloadModules{{"expert_fc1", models::OffloadModules::expert_fc1},
+                                                                 {"moe_act", models::OffloadModules::moe_act}};
+
+// training.offload_modules: Megatron-Core's --offload-modules (with
+// --fine-grained-activation-offloading), a non-empty sequence, each once.
+models::OffloadModules parse_offload_modules(const ConfigNode& node) {
+  if (!node.is_sequence() || node.items().empty())
+    fail_expected(node, "a non-empty sequence of modules: expert_fc1, moe_act");
+  models::OffloadModules modules;
+  for (const ConfigNode& item : node.items()) {
+    const models::OffloadModules::Module m = as_enum(item, kOffloadModules);
+    if (modules.has(m)) fail_expected(item, "each module once", "'" + item.text() + "' again");
+    modules.modules |= m;
+  }
+  return modules;
+}
+
 // training.recompute_modules: Megatron-Core's --recompute-modules, a
 // non-empty sequence, each module once, only with recompute: selective.
 models::RecomputeModules parse_recompute_modules(const ConfigNode& node, models::Recompute recompute) {
@@ -119,6 +136,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.tp_comm_overlap = r.get_bool_or("tp_comm_overlap", false);
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
   t.cpu_offload_layers = static_cast<int>(r.get_int_or("cpu_offload_layers", 0, 0, kIntMax));
+  if (const ConfigNode* modules = r.find("offload_modules")) t.offload_modules = parse_offload_modules(*modules);
   t.fp8_recipe = r.get_enum_or("fp8_recipe", models::Fp8Recipe::delayed, kFp8Recipe);
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   if (const ConfigNode* scope = r.find("cuda_graph_scope")) t.cuda_graph_scope = parse_graph_scope(*scope, t.launch);

@@ -134,7 +134,8 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["p2p_wait_ms"] = r.p2p_wait_s * kMs;
   j["bubble_ms"] = r.bubble_s * kMs;
   j["host_bound_ms"] = r.host_bound_s * kMs;
-  if (e.training.cpu_offload_layers > 0) j["offload_wait_ms"] = r.offload_wait_s * kMs;
+  if (e.training.cpu_offload_layers > 0 || e.training.offload_modules.any())
+    j["offload_wait_ms"] = r.offload_wait_s * kMs;
   j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
   j["slowest_gpu_factor"] = slowest_gpu;
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);

@@ -95,7 +95,7 @@ void memory(const ordered_json& r, Block& b) {
                num(r, "peak_memory_gb"), num(m, "parameters_gb"), num(m, "gradients_gb"), num(m, "optimizer_gb"),
                num(m, "activations_gb"), m.contains("comm_buffers_gb") ? num(m, "comm_buffers_gb") : 0.0));
   if (m.contains("host_activations_gb"))
-    b.row("in host memory", format("%.2f GiB of activations (training.cpu_offload_layers; not in the total)",
+    b.row("in host memory", format("%.2f GiB of activations (activation offloading; not in the total)",
                                    num(m, "host_activations_gb")));
   const ordered_json& oom = r.at("oom");
   if (oom.is_null())

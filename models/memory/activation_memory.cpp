@@ -84,11 +84,14 @@ double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Activa
   if (drops(rc, o, RecomputeModules::moe)) return submodule_input_bytes(x, drop, rc, o, 2);
   const double in = linear_input(o);
   const double act_out = drops(rc, o, RecomputeModules::moe_act) ? 0 : in * d(x.expert_rows) * d(x.expert_ffn_local);
+  // Offloaded inputs (training.offload_modules) wait in host memory instead.
+  const double fc1_in = o.offload.has(OffloadModules::expert_fc1) ? 0 : in * d(x.expert_rows) * d(x.hidden);
+  const double act_in = o.offload.has(OffloadModules::moe_act) ? 0 : 2 * d(x.expert_rows) * d(x.expert_fc1_local);
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                 // norm input
                  + norm_output_bytes(x, rc, o, 2)                 // router input (norm output)
                  + 4 * d(x.tokens_sp) * d(x.experts)              // fp32 router probabilities
-                 + in * d(x.expert_rows) * d(x.hidden)            // expert fc1 input
-                 + 2 * d(x.expert_rows) * d(x.expert_fc1_local)   // activation input
+                 + fc1_in                                         // expert fc1 input
+                 + act_in                                         // activation input
                  + act_out                                        // fc2 input (activation output)
                  + 2 * d(x.routed_tokens) * d(x.hidden)           // expert outputs before the weighted sum
                  + drop * d(x.tokens_sp) * d(x.hidden);
@@ -144,7 +147,7 @@ double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool 
   }
   // A re-run submodule rebuilds everything it did not keep.
   const double drop = dropout_masks(model);
-  const ActivationOptions kept{o.flash_attention, {}, o.fp8_linear_inputs};
+  const ActivationOptions kept{o.flash_attention, {}, o.fp8_linear_inputs, o.offload};
   if (!moe && drops(rc, o, RecomputeModules::mlp)) {
     working = std::max(working, dense_mlp_bytes(x, drop, Recompute::none, kept) - dense_mlp_bytes(x, drop, rc, o));
   }

@@ -39,6 +39,9 @@ struct ActivationOptions {
   // function's input, the norms' inputs, the router's input (Megatron-Core's
   // router is not an FP8 GEMM) and the LM head's input.
   bool fp8_linear_inputs = false;
+  // Fine-grained activation offloading (training.offload_modules): the
+  // listed modules' inputs live in host memory between forward and backward.
+  OffloadModules offload{};
 };
 
 // Bytes one layer keeps for backward on one GPU for one micro-batch.

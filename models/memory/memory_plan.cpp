@@ -44,6 +44,7 @@ ActivationOptions activation_options(const workload::WorkloadPlan& plan, const A
   o.flash_attention = base.flash_attention && plan.training().attention != AttentionKernel::unfused;
   o.modules = plan.training().recompute_modules;
   o.fp8_linear_inputs = plan.training().dtype == Dtype::fp8;
+  o.offload = plan.training().offload_modules;
   return o;
 }
 

@@ -49,7 +49,9 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
   int chunks = plan.chunks();
   // Activations one micro-batch leaves in each chunk, and the transient extra
   // its backward needs.
-  std::vector<double> held(static_cast<std::size_t>(chunks), 0), working(held.size(), 0);
+  std::vector<double> held(static_cast<std::size_t>(chunks), 0), working(held.size(), 0), host(held.size(), 0);
+  ActivationOptions on_gpu = opt;  // what stays with the modules' inputs kept on the GPU
+  on_gpu.offload = {};
   for (int c = 0; c < chunks; ++c) {
     auto ci = static_cast<std::size_t>(c);
     int vstage = plan.split().vstage(stage, c);
@@ -57,6 +59,7 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
     for (int layer = first; layer < first + plan.split().layer_count(vstage); ++layer) {
       bool moe = workload::layer_is_moe(model, layer);
       held[ci] += layer_activation_bytes(model, dims, moe, rc, opt);
+      if (opt.offload.any()) host[ci] += layer_activation_bytes(model, dims, moe, rc, on_gpu) - layer_activation_bytes(model, dims, moe, rc, opt);
       working[ci] = std::max(working[ci], recompute_working_bytes(model, dims, moe, rc, opt));
     }
     if (vstage == 0) held[ci] += embedding_activation_bytes(model, dims);
@@ -66,18 +69,21 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
   }
   workload::StageSchedule schedule(plan.parallelism().pp, stage, plan.microbatches(), chunks);
   StageActivations out;
-  double now = 0;
+  double now = 0, host_now = 0;
   int in_flight = 0;
   for (int i = 0; i < schedule.steps(); ++i) {
     workload::ScheduleStep s = schedule.step(i);
     auto ci = static_cast<std::size_t>(s.chunk);
     if (s.forward) {
       now += held[ci];
+      host_now += host[ci];
       out.chunks_in_flight = std::max(out.chunks_in_flight, ++in_flight);
       out.peak_bytes = std::max(out.peak_bytes, now);
+      out.host_bytes = std::max(out.host_bytes, host_now);
     } else {
       out.peak_bytes = std::max(out.peak_bytes, now + working[ci]);
       now -= held[ci];
+      host_now -= host[ci];
       --in_flight;
     }
   }

@@ -40,6 +40,21 @@ struct RecomputeModules {
   std::uint8_t modules = core_attn;
   bool has(Module m) const { return (modules & m) != 0; }
 };
+// Megatron-Core's fine-grained activation offloading
+// (--fine-grained-activation-offloading --offload-modules): the input a
+// module keeps for its backward goes to host memory after its forward and
+// comes back before its backward. A bit set of OffloadModules::Module; the
+// routed experts' two modules are modelled (Megatron-Core also offers
+// attn_norm, qkv_linear, core_attn, attn_proj and mlp_norm).
+struct OffloadModules {
+  enum Module : std::uint8_t {
+    expert_fc1 = 1,  // the routed experts' fc1 input (the dispatched tokens)
+    moe_act = 2,     // the routed experts' activation input (fc1's output)
+  };
+  std::uint8_t modules = 0;
+  bool has(Module m) const { return (modules & m) != 0; }
+  bool any() const { return modules != 0; }
+};
 // The attention kernel (training.attention): AttentionKernel, models/spec/hardware_spec.h.
 // How the framework issues kernels (models/training/README.md, host model).
 enum class KernelLaunch { eager, cuda_graph };
@@ -152,6 +167,7 @@ struct TrainingSpec {
   // their forward and come back before their backward, through Transformer
   // Engine's double-buffered group offload (models/workload/activation_offload.h).
   int cpu_offload_layers = 0;
+  OffloadModules offload_modules;  // fine-grained activation offloading (MoE layers)
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // used when dtype is fp8
   KernelLaunch launch = KernelLaunch::eager;
   CudaGraphScope cuda_graph_scope;  // modules graphed in an eager step (launch: eager)

@@ -180,7 +180,7 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
 bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) {
   bool started = false;
   bool compute_blocked = computing_;
-  bool copy_blocked = copying_;
+  std::array<bool, 2> copy_blocked = copying_;
   std::uint32_t groups_blocked = busy_groups_;
   // Index loop: starting an op never adds to pending_, but complete() may not run here.
   for (std::size_t i = first_unstarted_; i < pending_.size(); ++i) {
@@ -218,14 +218,16 @@ bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) 
           started = true;
         }
         break;
-      case Stream::copy:
-        if (copy_blocked) continue;
-        copy_blocked = true;
+      case Stream::copy: {
+        bool& blocked = copy_blocked[copy_engine(p)];
+        if (blocked) continue;
+        blocked = true;
         if (p.waiting == 0 && issued(engine, p)) {
           start_copy(engine, p);
           started = true;
         }
         break;
+      }
     }
   }
   return started;
@@ -327,7 +329,7 @@ void GpuExecutor::start_copy(core::LpContext& engine, PendingOp& p) {
   time_.copy_started();
   mark_started(p);
   p.start = engine.now();
-  copying_ = true;
+  copying_[copy_engine(p)] = true;
   engine.send(engine.now() + core::SimTime::from_seconds(p.seconds), static_cast<core::LpId>(gpu()), CommDone{p.id});
 }
 
@@ -375,7 +377,7 @@ void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared,
     nccl_channels_ -= channels_of(p, shared);
     retime_compute(engine, shared);
   } else if (p.stream == Stream::copy) {
-    copying_ = false;
+    copying_[copy_engine(p)] = false;
     time_.copy_ended();
   } else {
     time_.p2p_ended();

@@ -21,9 +21,10 @@
 //    collectives of different groups run side by side;
 //  - pipeline sends once their dependencies are done; receives are posted at
 //    issue and complete when the data has arrived;
-//  - host copies (activation offloading): one at a time in issue order, once
-//    their dependencies are done, taking bytes / host_link_bytes_per_s; they
-//    share nothing with compute (copy engines, not SMs).
+//  - host copies (activation offloading): one at a time per direction (a
+//    copy engine each way), in issue order, once their dependencies are
+//    done, taking bytes / host_link_bytes_per_s; they share nothing with
+//    compute (copy engines, not SMs).
 // Every communication op ends `communication_overhead_us` after the network
 // delivered its last byte (NCCL launch and proxy handshake).
 //
@@ -196,7 +197,10 @@ class GpuExecutor {
   bool record_;
   bool exhausted_ = false;
   bool computing_ = false;
-  bool copying_ = false;  // a host copy is under way
+  // A copy to the host (engine 0) or from it (engine 1) is under way: the
+  // two directions run on separate copy engines.
+  std::array<bool, 2> copying_{};
+  static std::size_t copy_engine(const PendingOp& p) { return p.kind == workload::OpKind::reload_h2d ? 1 : 0; }
   std::uint32_t computing_op_ = 0;
   KernelProgress kernel_;
   int unstarted_compute_ = 0;

@@ -217,6 +217,7 @@ void GpuProgram::emit_template(const OpTemplate& t, Op& op) {
   op.graphed = t.graphed;
   op.template_index = plan_->template_index(*unit_, op_index_);
   if (t.group != GroupKind::none) set_group(op, t.group);
+  if (t.host_slot >= 0) pair_host_copy(t, op);
   if (op_index_ == 0 && offload_wait_ != kNoOp) {  // the compute stream waits for a host copy
     add_dep(op, offload_wait_);
     offload_wait_ = kNoOp;

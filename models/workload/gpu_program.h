@@ -129,6 +129,14 @@ class GpuProgram {
   std::vector<int> offload_sync_;
   int offload_count_ = 0;
   std::uint32_t offload_wait_ = kNoOp, last_copy_ = kNoOp;
+  // Fine-grained offloading: the forward's offload of each (layer,
+  // micro-batch, slot) tensor still to be reloaded; a reload waits for it.
+  struct HostCopy {
+    std::uint64_t key = 0;
+    std::uint32_t id = kNoOp;
+  };
+  std::vector<HostCopy> offloaded_;
+  void pair_host_copy(const OpTemplate& t, Op& op);
 
   GradBuckets buckets_;
   std::array<std::uint32_t, kParamClasses> last_reduce_{kNoOp, kNoOp};

@@ -5,6 +5,10 @@
 // compute issued before it; the wait is a dependency of the next unit's first op.
 #include "models/workload/gpu_program.h"
 
+#include <string>
+
+#include "core/error.h"
+
 namespace pf::models::workload {
 
 void GpuProgram::emit_copy(OpKind kind, int group, Op& op) {
@@ -50,6 +54,28 @@ bool GpuProgram::reload_before_backward(int layer, Op& op) {
   }
   if (layer == 0) offload_wait_ = last_copy_;
   return emitted;
+}
+
+// A tensor comes back only after it has gone: a reload waits for the
+// offload of the same layer's tensor in the same micro-batch (Megatron-Core
+// waits on the offload's event before the reload's copy).
+void GpuProgram::pair_host_copy(const OpTemplate& t, Op& op) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(unit_layer_)) << 32) |
+                            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(step_.microbatch)) << 8) |
+                            static_cast<std::uint64_t>(t.host_slot);
+  if (t.kind == OpKind::offload_d2h) {
+    offloaded_.push_back({key, op.id});
+    return;
+  }
+  for (std::size_t i = 0; i < offloaded_.size(); ++i) {
+    if (offloaded_[i].key != key) continue;
+    add_dep(op, offloaded_[i].id);
+    offloaded_[i] = offloaded_.back();
+    offloaded_.pop_back();
+    return;
+  }
+  throw SimulationError("workload: GPU " + std::to_string(gpu_) + " reloads layer " + std::to_string(unit_layer_) +
+                        " micro-batch " + std::to_string(step_.microbatch) + " before offloading it");
 }
 
 }  // namespace pf::models::workload

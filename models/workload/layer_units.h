@@ -39,6 +39,7 @@ struct RecipeContext {
   bool tp_comm_overlap = false;      // training.tp_comm_overlap (applies with sequence parallelism)
   bool flex_dispatcher = false;      // training.moe_token_dispatcher: flex (DeepEP / HybridEP)
   CudaGraphScope graphs;             // training.cuda_graph_scope: modules replayed from CUDA graphs
+  OffloadModules offload{};          // training.offload_modules: module inputs kept in host memory
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }

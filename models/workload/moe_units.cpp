@@ -115,7 +115,19 @@ int probs_exchange(UnitBuilder& b, const RecipeContext& c, int after) {
 // Megatron's MoELayer after the pre-MLP norm `norm`: router, dispatch,
 // experts, combine, shared experts. `first` starts the CUDA-graph range of
 // moe_router. Returns the routed output and the shared experts' (-1: none).
-std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int norm, int first) {
+// Fine-grained activation offloading (training.offload_modules): the bytes
+// of the routed experts' fc1 input (fp8 training keeps its one-byte copy)
+// and of their activation's input, fc1's output.
+std::int64_t fc1_input_bytes(const RecipeContext& c) {
+  return c.d.expert_rows * c.d.hidden * (c.kernels.fp8_quantize_bytes > 0 ? 1 : 2);
+}
+std::int64_t act_input_bytes(const RecipeContext& c) { return c.d.expert_rows * c.d.expert_fc1_local * 2; }
+// Which of the layer's offloaded tensors a copy moves (OpTemplate::host_slot).
+constexpr int kFc1InputSlot = 0, kActInputSlot = 1;
+
+// `offload`: the layer's own forward, whose module inputs training.offload_modules
+// sends to the host once the module has run (a recomputed forward sends nothing).
+std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int norm, int first, bool offload) {
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
   LayerParams p = layer_params(c.model, d, true);
@@ -142,6 +154,10 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
   double act_tensors = c.arch.gated_mlp ? 3 : 2;
   int act = b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, act_tensors, 8,
                    {DepRef::op(fc1), DepRef::op(probs)});
+  if (offload && c.offload.has(OffloadModules::expert_fc1))
+    b.host_copy(OpKind::offload_d2h, fc1_input_bytes(c), kFc1InputSlot, {DepRef::op(fc1)});
+  if (offload && c.offload.has(OffloadModules::moe_act))
+    b.host_copy(OpKind::offload_d2h, act_input_bytes(c), kActInputSlot, {DepRef::op(act)});
   int y = grouped_expert_gemm(b, OpKind::expert_fc2_fwd, d, m, h, d.expert_ffn_local, {DepRef::op(act)});
   y = sort_by_expert(b, c, OpKind::moe_sort_fwd, kUnsortFwdKernels, y);
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
@@ -157,7 +173,7 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
 int recomputed_moe_layer(UnitBuilder& b, const RecipeContext& c, int after) {
   const int first = b.size();
   if (c.recomputes(RecomputeModules::moe)) {
-    auto [routed, shared] = moe_layer_fwd(b, c, after, first);
+    auto [routed, shared] = moe_layer_fwd(b, c, after, first, false);
     after = shared < 0 ? routed : shared;
   } else if (c.recomputes(RecomputeModules::shared_experts) && c.d.shared_ffn_local > 0) {
     after = mlp_core_fwd(b, c, DepRef::op(after), shared_widths(c, layer_params(c.model, c.d, true)));
@@ -172,7 +188,8 @@ int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   const LocalDims& d = c.d;
   const int first = b.size();
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, d.hidden, 2, 5, {in});
-  auto [routed, shared] = moe_layer_fwd(b, c, norm, first);
+  // A checkpointed MoE layer (recompute_modules moe) keeps nothing to offload.
+  auto [routed, shared] = moe_layer_fwd(b, c, norm, first, !c.recomputes(RecomputeModules::moe));
   if (shared < 0) return b.rows(OpKind::residual_fwd, d.tokens_sp, d.hidden, 3, 3, {DepRef::op(routed)});
   return b.rows(OpKind::residual_fwd, d.tokens_sp, d.hidden, 4, 4, {DepRef::op(routed), DepRef::op(shared)});
 }
@@ -193,17 +210,29 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   y = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, y);
   const std::int64_t m = rows_per_expert(d);
+  // Offloaded inputs come back one module ahead of their use: the
+  // activation's once the experts' backward starts, fc1's once the
+  // activation's backward may start (a re-run MoE layer made its own).
+  const bool reload = !c.recomputes(RecomputeModules::moe);
+  const int act_in = reload && c.offload.has(OffloadModules::moe_act)
+                         ? b.host_copy(OpKind::reload_h2d, act_input_bytes(c), kActInputSlot, {DepRef::op(y)})
+                         : y;
   // fc2's weight gradient reads the discarded activation output (a re-run MoE layer rebuilt it already).
   if (c.recomputes(RecomputeModules::moe_act) && !c.recomputes(RecomputeModules::moe)) {
-    b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 3 : 2, 8, {DepRef::op(y)}, 0,
-           true);
+    b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 3 : 2, 8,
+           {DepRef::op(y), DepRef::op(act_in)}, 0, true);
   }
   int dfc2 = grouped_expert_gemm(b, OpKind::expert_fc2_dgrad, d, m, d.expert_ffn_local, h, {DepRef::op(y)});
   grouped_expert_gemm(b, OpKind::expert_fc2_wgrad, d, d.expert_ffn_local, h, m, {DepRef::op(y)}, p.expert_fc2);
+  const int fc1_in = reload && c.offload.has(OffloadModules::expert_fc1)
+                         ? b.host_copy(OpKind::reload_h2d, fc1_input_bytes(c), kFc1InputSlot, {DepRef::op(dfc2)})
+                         : dfc2;
   double act_tensors = c.arch.gated_mlp ? 5 : 3;
-  int act = b.rows(OpKind::expert_act_bwd, d.expert_rows, d.expert_ffn_local, act_tensors, 10, {DepRef::op(dfc2)});
+  int act = b.rows(OpKind::expert_act_bwd, d.expert_rows, d.expert_ffn_local, act_tensors, 10,
+                   {DepRef::op(dfc2), DepRef::op(act_in)});
   int x = grouped_expert_gemm(b, OpKind::expert_fc1_dgrad, d, m, h, d.expert_fc1_local, {DepRef::op(act)});
-  grouped_expert_gemm(b, OpKind::expert_fc1_wgrad, d, h, d.expert_fc1_local, m, {DepRef::op(act)}, p.expert_fc1);
+  grouped_expert_gemm(b, OpKind::expert_fc1_wgrad, d, h, d.expert_fc1_local, m, {DepRef::op(act), DepRef::op(fc1_in)},
+                      p.expert_fc1);
   x = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, x);
   if (d.expert_tp_gather) x = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(x)});
   int probs = x;

@@ -125,4 +125,12 @@ int UnitBuilder::collective(OpKind kind, GroupKind group, std::int64_t bytes, st
   return push(t, deps);
 }
 
+int UnitBuilder::host_copy(OpKind kind, std::int64_t bytes, int slot, std::initializer_list<DepRef> deps) {
+  OpTemplate t;
+  t.kind = kind;
+  t.bytes = static_cast<std::uint64_t>(bytes);
+  t.host_slot = static_cast<std::int8_t>(slot);
+  return push(t, deps);
+}
+
 }  // namespace pf::models::workload

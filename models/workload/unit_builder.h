@@ -58,6 +58,9 @@ class UnitBuilder {
   int rows(OpKind kind, std::int64_t rows, std::int64_t dim, double tensors, double flops_per_elem,
            std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0, bool recompute = false);
   int collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps);
+  // A copy between GPU and host memory (offload_d2h, reload_h2d) of `bytes`:
+  // tensor `slot` of the layer (OpTemplate::host_slot).
+  int host_copy(OpKind kind, std::int64_t bytes, int slot, std::initializer_list<DepRef> deps);
 
   // Every op after `last` that waits for an op in [first, last] also waits for
   // `extra` (a gather streamed into those GEMMs: what reads their output

@@ -137,7 +137,8 @@ void WorkloadPlan::build_units() {
   kernels.eager = {model_.norm == Norm::rmsnorm, arch.gated_mlp, arch.dropout};
   RecipeContext c{model_, dims_, arch, train_.selective_modules(), train_.attention == AttentionKernel::unfused,
                   train_.fused_cross_entropy, kernels, train_.tp_comm_overlap,
-                  train_.moe_token_dispatcher == MoeTokenDispatcher::flex, train_.cuda_graph_scope};
+                  train_.moe_token_dispatcher == MoeTokenDispatcher::flex, train_.cuda_graph_scope,
+                  train_.offload_modules};
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

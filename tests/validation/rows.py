@@ -495,9 +495,26 @@ def cpu_offload_layers(row):
     return BRIDGE_CPU_OFFLOAD.get((r["model_name"], r["gpu"], r["precision"].lower()))
 
 
+# ModelZoo's GB200 MXFP8 Qwen3-235B row ("activation offloading required"): its README's command
+# (best_practice/qwen3/readme.md, "Command (MXFP8)", read at 020b813) runs
+# --recompute-granularity selective --recompute-modules moe_act layernorm
+# --fine-grained-activation-offloading --offload-modules expert_fc1 moe_act.
+MODELZOO_OFFLOAD_NOTE = "activation offloading required"
+MODELZOO_OFFLOAD = {"recompute_modules": ["moe_act", "layernorm"], "offload_modules": ["expert_fc1", "moe_act"]}
+
+
+def offload_modules(row):
+    """Megatron-Core's --offload-modules (fine-grained activation offloading) the row's run used, or None."""
+    if row.source == "megatron-moe-modelzoo-qwen3" and MODELZOO_OFFLOAD_NOTE in row.raw["notes"]:
+        return MODELZOO_OFFLOAD["offload_modules"]
+    return None
+
+
 def recompute_modules(row):
     """Megatron-Core's --recompute-modules the row's run used (selective recomputation), or None."""
     r = row.raw
+    if row.source == "megatron-moe-modelzoo-qwen3" and MODELZOO_OFFLOAD_NOTE in r["notes"]:
+        return MODELZOO_OFFLOAD["recompute_modules"]
     if row.source == "megatron-bridge-25.11-perf-summary":
         return BRIDGE_RECOMPUTE_MODULES.get((r["model_name"], r["gpu"]))
     text = r["recompute"].lower()
@@ -690,6 +707,10 @@ def build_experiment(row):
         row.assumptions.append(f"recompute_modules [{', '.join(modules)}]")
     if src == "megatron-bridge-25.11-perf-summary":
         train["grad_reduce_dtype"] = "bf16"  # the perf configs' ddp.grad_reduce_in_fp32 = False
+    fine = offload_modules(row)
+    if fine:
+        train["offload_modules"] = fine
+        row.assumptions.append(f"offload_modules [{', '.join(fine)}] (the source's command)")
     offload = cpu_offload_layers(row)
     if offload:
         train["cpu_offload_layers"] = offload

@@ -125,17 +125,22 @@ TEST(TrainingPhysics, SpeedSpreadSlowsEveryKernelToTheSlowestOfTheJob) {
 // forward (each copy starts when the one before ends) and backward (each
 // reload waited for before the next starts): the step grows by 2 x 8 copies
 // per micro-batch, exactly linear in the copy time.
+// One GPU, no pipeline, no host model: where the offloading tests start.
+std::vector<std::string> one_gpu_no_host() {
+  return {"topology.nodes=1", "hardware.node.gpus_per_node=1", "hardware.node.nics_per_node=1",
+          "parallelism.pp=1", "parallelism.dp=1", "training.host_overhead_us=0"};
+}
+
+RunResult run_with_host_link(std::vector<std::string> overrides, double gbps) {
+  overrides.push_back("hardware.node.host_link_gbps=" + std::to_string(gbps));
+  return run(overrides);
+}
+
 TEST(TrainingPhysics, ActivationOffloadHidesBehindComputeUntilTheHostLinkBinds) {
-  std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
-                                  "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
-                                  "training.host_overhead_us=0"};
+  std::vector<std::string> one = one_gpu_no_host();
   const RunResult plain = run(one);
   one.push_back("training.cpu_offload_layers=8");
-  auto with_link = [&](double gbps) {
-    auto o = one;
-    o.push_back("hardware.node.host_link_gbps=" + std::to_string(gbps));
-    return run(o);
-  };
+  auto with_link = [&](double gbps) { return run_with_host_link(one, gbps); };
   const ExperimentSpec e = config::load_experiment(kExperiment, one);
   const workload::WorkloadPlan plan(e);
   const double bytes = static_cast<double>(std::llround(memory::offloaded_layer_bytes(plan, false)));
@@ -152,6 +157,36 @@ TEST(TrainingPhysics, ActivationOffloadHidesBehindComputeUntilTheHostLinkBinds) 
   EXPECT_NEAR(slower.step_time_s - slow.step_time_s, m * 16 * (c2 - c1), 1e-6 * slower.step_time_s);
   EXPECT_NEAR(slower.offload_wait_s - slow.offload_wait_s, m * 16 * (c2 - c1), 1e-6 * slower.step_time_s);
   EXPECT_GT(slow.offload_wait_s, 0.5 * (slow.step_time_s - plain.step_time_s));
+}
+
+// training.offload_modules (fine-grained offloading of the routed experts'
+// fc1 and activation inputs), one GPU, 16 MoE layers. Each offload moves its
+// tensor at the host link's rate: the d2h kind adds up to M x 16 x (fc1 input
+// + activation input) exactly. A fast link hides every copy (each reload has
+// the module's own backward GEMM beside it): the step is the one without. A
+// slow one shows: every reload waits for its own offload.
+TEST(TrainingPhysics, FineGrainedOffloadMovesTheExpertsInputsAndHidesBehindCompute) {
+  std::vector<std::string> moe = one_gpu_no_host();
+  moe.insert(moe.end(), {"model.moe.num_experts=4", "model.moe.top_k=2", "model.moe.expert_ffn_hidden_size=2048"});
+  const RunResult plain = run(moe);
+  moe.push_back("training.offload_modules=[expert_fc1, moe_act]");
+  auto with_link = [&](double gbps) { return run_with_host_link(moe, gbps); };
+  const workload::WorkloadPlan plan(config::load_experiment(kExperiment, moe));
+  const workload::LocalDims& d = plan.dims();
+  const double bytes = 2.0 * static_cast<double>(d.expert_rows * (d.hidden + d.expert_fc1_local));
+  const double copies = static_cast<double>(plan.microbatches()) * 16;
+
+  const RunResult fast = with_link(10000);
+  EXPECT_EQ(fast.step_time_s, plain.step_time_s);
+  EXPECT_EQ(fast.offload_wait_s, 0.0);
+  EXPECT_LT(fast.memory.activations_gb, plain.memory.activations_gb);
+  EXPECT_NEAR(fast.memory.host_activations_gb, plain.memory.activations_gb - fast.memory.activations_gb, 1e-9);
+
+  const RunResult slow = with_link(2);
+  EXPECT_NEAR(kind_seconds(slow, "offload_d2h"), copies * bytes / 2e9, 1e-9 * copies * bytes / 2e9);
+  EXPECT_NEAR(kind_seconds(slow, "reload_h2d"), copies * bytes / 2e9, 1e-9 * copies * bytes / 2e9);
+  EXPECT_GT(slow.offload_wait_s, 0.5 * copies * bytes / 2e9);
+  EXPECT_GT(slow.step_time_s, plain.step_time_s + slow.offload_wait_s - 1e-9);
 }
 
 // training.attention picks the kernel that prices attention and nothing else:

@@ -178,6 +178,37 @@ TEST(ConfigExperimentLoader, CpuOffloadLayersTakeMegatronsLimits) {
   EXPECT_NE(config_error([&] { load_experiment(exp); }).find("training.cpu_offload_layers"), std::string::npos);
 }
 
+// training.offload_modules: Megatron-Core's --offload-modules, the routed
+// experts' two modules, each once, on a model with experts, not beside
+// layer offloading.
+TEST(ConfigExperimentLoader, OffloadModulesNameTheExpertsInputs) {
+  TempDir dir;
+  const std::string moe_model = "moe:\n  num_experts: 4\n  top_k: 2\n  expert_ffn_hidden_size: 256\n";
+  auto with = [&](const std::string& training, bool moe) {
+    std::string text = replace_text(kExperimentYaml, "  seq_length: 128\n", "  seq_length: 128\n" + training);
+    text = replace_text(text, "  pp: 2\n", "  pp: 1\n");
+    dir.write("parts/model.yaml", moe ? std::string(kModelYaml) + moe_model : std::string(kModelYaml));
+    dir.write("parts/hardware.yaml", kHardwareYaml);
+    dir.write("parts/topology.yaml", kTopologyYaml);
+    return dir.write("experiments/exp.yaml", text);
+  };
+  std::string exp = with("  offload_modules: [moe_act, expert_fc1]\n", true);
+  const models::TrainingSpec t = load_experiment(exp).training;
+  EXPECT_TRUE(t.offload_modules.has(models::OffloadModules::expert_fc1));
+  EXPECT_TRUE(t.offload_modules.has(models::OffloadModules::moe_act));
+  exp = with("  offload_modules: [expert_fc1, expert_fc1]\n", true);
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("expected each module once, found 'expert_fc1' again"),
+            std::string::npos);
+  exp = with("  offload_modules: [core_attn]\n", true);
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("training.offload_modules[0]"), std::string::npos);
+  exp = with("  offload_modules: []\n", true);
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("a non-empty sequence of modules"), std::string::npos);
+  exp = with("  offload_modules: [expert_fc1]\n", false);
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("only with model.moe"), std::string::npos);
+  exp = with("  offload_modules: [expert_fc1]\n  cpu_offload_layers: 1\n", true);
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("cannot be enabled with cpu_offloading"), std::string::npos);
+}
+
 TEST(ConfigExperimentLoader, LayersPerStageMustCoverTheModel) {
   TempDir dir;
   std::string text = replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 2\n  layers_per_stage: [1, 2]\n");

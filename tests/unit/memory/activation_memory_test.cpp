@@ -162,6 +162,32 @@ TEST(ActivationMemory, Fp8KeepsLinearInputsAtOneByte) {
                    layer_activation_bytes(dense, x, false, Recompute::full, bf16));
 }
 
+// training.offload_modules: the routed experts' fc1 input (the dispatched
+// tokens, at the linear layer's precision) and the activation's input (fc1's
+// output, 16-bit) leave the GPU; nothing else moves.
+TEST(ActivationMemory, OffloadedExpertInputsLeaveTheGpu) {
+  auto D = [](std::int64_t v) { return static_cast<double>(v); };
+  ParallelismSpec par;
+  TrainingSpec t;
+  t.micro_batch_size = 2;
+  t.seq_length = 256;
+  const ModelSpec moe = tiny_moe(2);
+  const workload::LocalDims y = workload::local_dims(moe, par, t);
+  for (bool fp8 : {false, true}) {
+    ActivationOptions kept{true, {}, fp8}, fc1{true, {}, fp8}, act{true, {}, fp8};
+    fc1.offload.modules = OffloadModules::expert_fc1;
+    act.offload.modules = OffloadModules::moe_act;
+    const double all = layer_activation_bytes(moe, y, true, Recompute::none, kept);
+    EXPECT_DOUBLE_EQ(all - layer_activation_bytes(moe, y, true, Recompute::none, fc1),
+                     (fp8 ? 1.0 : 2.0) * D(y.expert_rows) * D(y.hidden));
+    EXPECT_DOUBLE_EQ(all - layer_activation_bytes(moe, y, true, Recompute::none, act),
+                     2.0 * D(y.expert_rows) * D(y.expert_fc1_local));
+    // A dense layer has neither.
+    EXPECT_DOUBLE_EQ(layer_activation_bytes(moe, y, false, Recompute::none, fc1),
+                     layer_activation_bytes(moe, y, false, Recompute::none, kept));
+  }
+}
+
 TEST(ActivationMemory, FullRecomputeKeepsTheLayerInput) {
   EXPECT_DOUBLE_EQ(layer_bytes(1, false, Recompute::full), 2 * s * b * h);
   EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::full), 2 * s * b * h / 8);

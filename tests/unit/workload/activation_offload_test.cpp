@@ -100,5 +100,63 @@ TEST(ActivationOffload, CopiesAndWaitsSitWhereTheHandlerPutsThem) {
   EXPECT_EQ(testing::dry_run(plan, {ops}), 0u);
 }
 
+// Fine-grained offloading of the routed experts' inputs: in each MoE layer's
+// forward the fc1 input goes after fc1 and the activation input after the
+// activation; in its backward each comes back (after its own offload of the
+// same micro-batch) before the op that reads it: the activation's backward
+// and fc1's weight gradient.
+TEST(ActivationOffload, ExpertInputsGoAfterTheirModuleAndComeBackBeforeTheirBackward) {
+  Config c;
+  c.moe = true;
+  c.dp = 2;
+  c.ep = 2;
+  c.global_batch = 4;
+  WorkloadPlan base = testing::make_plan(c);
+  TrainingSpec t = base.training();
+  t.offload_modules.modules = OffloadModules::expert_fc1 | OffloadModules::moe_act;
+  const WorkloadPlan plan(base.model(), base.parallelism(), t);
+  const LocalDims& d = plan.dims();
+  const std::vector<Op> ops = testing::ops_of(plan, 0);
+  auto first_after = [&](std::size_t from, OpKind kind) {
+    for (std::size_t i = from; i < ops.size(); ++i)
+      if (ops[i].kind == kind) return i;
+    return ops.size();
+  };
+  int offloads = 0, reloads = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.kind == OpKind::offload_d2h) {
+      ++offloads;
+      ASSERT_EQ(op.dep_count, 1);
+      const Op& module = ops[op.deps[0]];
+      EXPECT_TRUE(module.kind == OpKind::expert_fc1_fwd || module.kind == OpKind::expert_act_fwd);
+      EXPECT_EQ(op.bytes, static_cast<std::uint64_t>(2 * d.expert_rows *
+                                                       (module.kind == OpKind::expert_fc1_fwd ? d.hidden
+                                                                                              : d.expert_fc1_local)));
+    }
+    if (op.kind != OpKind::reload_h2d) continue;
+    ++reloads;
+    // The reload waits for its own tensor's offload: same layer, micro-batch and size.
+    bool paired = false;
+    for (int k = 0; k < op.dep_count; ++k) {
+      const Op& dep = ops[op.deps[static_cast<std::size_t>(k)]];
+      if (dep.kind != OpKind::offload_d2h) continue;
+      paired = dep.layer == op.layer && dep.microbatch == op.microbatch && dep.bytes == op.bytes;
+    }
+    EXPECT_TRUE(paired) << "reload " << op.id;
+    // ... and the op that reads it waits for the reload.
+    const bool act_input = op.bytes == static_cast<std::uint64_t>(2 * d.expert_rows * d.expert_fc1_local);
+    const std::size_t reader = first_after(i, act_input ? OpKind::expert_act_bwd : OpKind::expert_fc1_wgrad);
+    ASSERT_LT(reader, ops.size());
+    EXPECT_TRUE(depends_on(ops[reader], op.id)) << kind_name(ops[reader].kind);
+  }
+  int moe_layers = 0;  // per micro-batch step of this GPU
+  for (int layer = 0; layer < plan.model().layers; ++layer) moe_layers += layer_is_moe(plan.model(), layer) ? 1 : 0;
+  moe_layers *= plan.microbatches();
+  EXPECT_EQ(offloads, 2 * moe_layers);
+  EXPECT_EQ(reloads, 2 * moe_layers);
+  EXPECT_EQ(testing::dry_run(plan, testing::all_ops(plan)), 0u);
+}
+
 }  // namespace
 }  // namespace pf::models::workload
