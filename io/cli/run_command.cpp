@@ -155,7 +155,7 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   nlohmann::ordered_json report = report::report_json(result, e, PREFLIGHT_VERSION, report::sha256_hex(yaml));
   if (o.baseline) report::add_fault_baseline(report, run_baseline(e, work, world, style, ctx, o));
   if (e.simulation.uncertainty_samples > 0) report::add_uncertainty_band(report, run_band(e, world, ctx, o));
-  ctx.exit_code = result.memory.oom ? 3 : 0;
+  ctx.exit_code = result.memory.fits() ? 0 : 3;
   // The report files appear with the timeline or not at all: a failed
   // timeline write leaves an earlier run's outputs as they were.
   std::vector<StagedFile> reports;

@@ -41,6 +41,10 @@ nlohmann::ordered_json to_json(const models::memory::PlanSummary& s) {
     j["oom"] = {{"capacity_gb", s.oom->capacity_gb}, {"required_gb", s.oom->required_gb}, {"excess_gb", s.oom->excess_gb}};
   else
     j["oom"] = nullptr;
+  if (s.host_oom)
+    j["host_oom"] = {{"capacity_gb", s.host_oom->capacity_gb},
+                     {"required_gb", s.host_oom->required_gb},
+                     {"excess_gb", s.host_oom->excess_gb}};
   return j;
 }
 
@@ -61,10 +65,14 @@ void print_text(const models::ExperimentSpec& e, const models::memory::PlanSumma
               s.peak_memory_gb);
   if (s.host_activations_gb > 0)
     std::printf("activations in host memory: %.2f GiB per GPU (activation offloading)\n", s.host_activations_gb);
+  if (s.host_oom)
+    std::printf("host memory does NOT fit the offloaded activations: %.2f GiB of %.2f GiB per GPU (%.2f GiB over, "
+                "hardware.node.host_memory_gb)\n",
+                s.host_oom->required_gb, s.host_oom->capacity_gb, s.host_oom->excess_gb);
   if (s.oom)
     std::printf("does NOT fit: needs %.2f GiB of %.2f GiB (%.2f GiB over)\n", s.oom->required_gb, s.oom->capacity_gb,
                 s.oom->excess_gb);
-  else
+  else if (!s.host_oom)
     std::printf("fits: %.2f of %.2f GiB\n", s.peak_memory_gb, e.hardware.gpu.memory_gb);
 }
 
@@ -75,7 +83,7 @@ void run_validate(const ValidateOptions& o, CommandContext& ctx) {
   const models::memory::PlanSummary summary = models::memory::summarize_plan(experiment);
   // Faults naming what the fabric lacks, or cutting it apart, are refused here as by `run`.
   if (!experiment.faults.empty()) models::network::build_experiment_cluster(experiment);
-  ctx.exit_code = summary.oom ? 3 : 0;
+  ctx.exit_code = summary.fits() ? 0 : 3;
   if (!ctx.is_root()) return;
   print_text(experiment, summary);
   if (!o.json_path.empty()) {

@@ -128,6 +128,7 @@ models::NodeSpec parse_node(const ConfigNode& node) {
   n.nic_latency_us = r.get_double("nic_latency_us", NumberRange::non_negative());
   n.pcie_bandwidth_gbps = r.get_double("pcie_bandwidth_gbps", NumberRange::positive());
   n.host_link_gbps = r.get_double_or("host_link_gbps", 0.0, NumberRange::positive());
+  n.host_memory_gb = r.get_double_or("host_memory_gb", 0.0, NumberRange::positive());
   n.host_overhead_scale = r.get_double_or("host_overhead_scale", n.host_overhead_scale, NumberRange::positive());
   r.finish();
   return n;

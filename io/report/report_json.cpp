@@ -31,9 +31,9 @@ ordered_json memory_json(const models::memory::PlanSummary& m) {
   return j;
 }
 
-ordered_json oom_json(const models::memory::PlanSummary& m) {
-  if (!m.oom) return nullptr;
-  return {{"capacity_gb", m.oom->capacity_gb}, {"required_gb", m.oom->required_gb}, {"excess_gb", m.oom->excess_gb}};
+ordered_json oom_json(const std::optional<models::memory::PlanSummary::Oom>& oom) {
+  if (!oom) return nullptr;
+  return {{"capacity_gb", oom->capacity_gb}, {"required_gb", oom->required_gb}, {"excess_gb", oom->excess_gb}};
 }
 
 ordered_json longest_collective_json(const models::training::LongestCollective& c) {
@@ -119,7 +119,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["peak_memory_gb"] = r.memory.peak_memory_gb;
   j["pp_stage_memory_gb"] = r.memory.pp_stage_memory_gb;
   j["memory"] = memory_json(r.memory);
-  j["oom"] = oom_json(r.memory);
+  j["oom"] = oom_json(r.memory.oom);
   j["bottlenecks"] = bottlenecks_json(r);
   // Every kernel's time is multiplied by it (already inside the phases).
   const double slowest_gpu = models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count());
@@ -134,8 +134,10 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["p2p_wait_ms"] = r.p2p_wait_s * kMs;
   j["bubble_ms"] = r.bubble_s * kMs;
   j["host_bound_ms"] = r.host_bound_s * kMs;
-  if (e.training.cpu_offload_layers > 0 || e.training.offload_modules.any())
+  if (e.training.cpu_offload_layers > 0 || e.training.offload_modules.any()) {
     j["offload_wait_ms"] = r.offload_wait_s * kMs;
+    j["host_oom"] = oom_json(r.memory.host_oom);  // null: the offloaded activations fit (or no host_memory_gb)
+  }
   j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
   j["slowest_gpu_factor"] = slowest_gpu;
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);

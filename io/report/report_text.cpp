@@ -98,11 +98,19 @@ void memory(const ordered_json& r, Block& b) {
     b.row("in host memory", format("%.2f GiB of activations (activation offloading; not in the total)",
                                    num(m, "host_activations_gb")));
   const ordered_json& oom = r.at("oom");
-  if (oom.is_null())
+  const bool host_oom = r.contains("host_oom") && !r.at("host_oom").is_null();
+  if (oom.is_null() && !host_oom)
     b.row("verdict", "fits");
-  else
+  else if (!oom.is_null())
     b.row("verdict", format("OUT OF MEMORY: needs %.2f of %.2f GiB (%.2f over)", num(oom, "required_gb"),
                             num(oom, "capacity_gb"), num(oom, "excess_gb")));
+  if (host_oom) {
+    const ordered_json& h = r.at("host_oom");
+    b.row(oom.is_null() ? "verdict" : "",
+          format("OUT OF HOST MEMORY: offloaded activations need %.2f of %.2f GiB per GPU (%.2f over, "
+                 "hardware.node.host_memory_gb)",
+                 num(h, "required_gb"), num(h, "capacity_gb"), num(h, "excess_gb")));
+  }
 }
 
 void bottlenecks(const ordered_json& r, Block& b) {

@@ -53,7 +53,7 @@ SweepRow row_from_report(const Variant& variant, const ordered_json& report, dou
   r.mfu = number(report, "mfu");
   r.hfu = number(report, "hfu");
   r.peak_memory_gb = number(report, "peak_memory_gb");
-  r.oom = !report.at("oom").is_null();
+  r.oom = !report.at("oom").is_null() || (report.contains("host_oom") && !report.at("host_oom").is_null());
   r.wall_s = wall_s;
   return r;
 }

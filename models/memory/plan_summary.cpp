@@ -51,6 +51,9 @@ PlanSummary summarize_plan(const ExperimentSpec& e) {
                              to_gib(mem.oom->excess_bytes())};
   }
   check_fault_memory(e, s);
+  const double host_capacity = e.hardware.node.host_memory_gb;
+  if (host_capacity > 0 && s.host_activations_gb > host_capacity)
+    s.host_oom = PlanSummary::Oom{host_capacity, s.host_activations_gb, s.host_activations_gb - host_capacity};
   return s;
 }
 

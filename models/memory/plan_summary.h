@@ -27,6 +27,10 @@ struct PlanSummary {
     double capacity_gb = 0, required_gb = 0, excess_gb = 0;
   };
   std::optional<Oom> oom;
+  // Offloaded activations beyond the host memory per GPU
+  // (hardware.node.host_memory_gb, when stated): the plan does not fit either.
+  std::optional<Oom> host_oom;
+  bool fits() const { return !oom && !host_oom; }
 };
 
 // Throws pf::ConfigError when the parallel split does not fit the model.

@@ -111,6 +111,9 @@ struct NodeSpec {
   // Activation offloading (training.cpu_offload_layers) runs at it.
   double host_link_gbps = 0;
   double host_link() const { return host_link_gbps > 0 ? host_link_gbps : pcie_bandwidth_gbps; }
+  // Host memory per GPU, GiB (the server's DRAM over its GPUs): what
+  // offloaded activations may occupy. 0 = not stated, not checked.
+  double host_memory_gb = 0;
   // The server's host CPU: how much longer than on the x86 hosts
   // training.host_overhead_us describes it takes to issue one kernel
   // (models/compute/README.md, "The host"; Grace-hosted presets ~2.5-2.75).

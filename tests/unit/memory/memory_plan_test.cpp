@@ -222,3 +222,32 @@ TEST(PlanSummary, Gpt3On1024A100sFitsAndDataParallelAloneDoesNot) {
 
 }  // namespace
 }  // namespace pf::models::memory
+
+namespace pf::models::memory {
+namespace {
+
+// Offloaded activations must fit the host memory per GPU where the hardware
+// states it: GPT-3 175B on one 8-GPU pipeline-free replica with 48 of 96
+// layers offloaded holds their activations in host memory, and a host
+// smaller than that makes the plan not fit (the GPU side still fits).
+TEST(PlanSummary, OffloadedActivationsMustFitTheHostMemory) {
+  ExperimentSpec e = gpt3_on_a100(8, 1, 1, 1, Recompute::none);
+  e.training.global_batch_size = 8;
+  e.training.cpu_offload_layers = 48;
+  e.hardware.gpu.memory_gb = 1000;
+  const PlanSummary unstated = summarize_plan(e);
+  ASSERT_GT(unstated.host_activations_gb, 0);
+  EXPECT_TRUE(unstated.fits());
+  e.hardware.node.host_memory_gb = 2 * unstated.host_activations_gb;
+  EXPECT_FALSE(summarize_plan(e).host_oom.has_value());
+  e.hardware.node.host_memory_gb = 0.5 * unstated.host_activations_gb;
+  const PlanSummary tight = summarize_plan(e);
+  ASSERT_TRUE(tight.host_oom.has_value());
+  EXPECT_FALSE(tight.oom.has_value());
+  EXPECT_FALSE(tight.fits());
+  EXPECT_DOUBLE_EQ(tight.host_oom->required_gb, unstated.host_activations_gb);
+  EXPECT_DOUBLE_EQ(tight.host_oom->excess_gb, 0.5 * unstated.host_activations_gb);
+}
+
+}  // namespace
+}  // namespace pf::models::memory

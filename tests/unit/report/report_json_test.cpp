@@ -63,11 +63,18 @@ TEST(ReportJson, OffloadingAddsItsWaitAndHostActivations) {
   const auto at = std::find(k.begin(), k.end(), "host_bound_ms");
   ASSERT_NE(at, k.end());
   EXPECT_EQ(*(at + 1), "offload_wait_ms");
+  EXPECT_EQ(*(at + 2), "host_oom");
+  EXPECT_TRUE(j["host_oom"].is_null());  // the offloaded activations fit
   EXPECT_DOUBLE_EQ(j["offload_wait_ms"].get<double>(), 12.5);
+  run.memory.host_oom = models::memory::PlanSummary::Oom{32, 40.5, 8.5};
+  const auto tight = report_json(run, e, "0.1.0", std::string(64, 'a'));
+  EXPECT_DOUBLE_EQ(tight["host_oom"]["excess_gb"].get<double>(), 8.5);
+  EXPECT_TRUE(tight["oom"].is_null());
   EXPECT_EQ(keys(j["memory"]).back(), "host_activations_gb");
   EXPECT_DOUBLE_EQ(j["memory"]["host_activations_gb"].get<double>(), 40.5);
   const auto plain = sample_report();
   EXPECT_FALSE(plain.contains("offload_wait_ms"));
+  EXPECT_FALSE(plain.contains("host_oom"));
   EXPECT_FALSE(plain["memory"].contains("host_activations_gb"));
 }
 
