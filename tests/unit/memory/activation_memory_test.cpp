@@ -43,13 +43,27 @@ TEST(ActivationMemory, TensorSequenceParallelSelectiveRecompute) {
   EXPECT_DOUBLE_EQ(layer_bytes(8, true, Recompute::selective), 34 * s * b * h / t);
 }
 
+// Two sequences of 256 tokens per micro-batch, and TP 2 with sequence
+// parallelism: the small shapes the module tests below share.
+TrainingSpec two_short_sequences() {
+  TrainingSpec t;
+  t.micro_batch_size = 2;
+  t.seq_length = 256;
+  return t;
+}
+
+ParallelismSpec tp2_sequence_parallel() {
+  ParallelismSpec par;
+  par.tp = 2;
+  par.sequence_parallel = true;
+  return par;
+}
+
 // Megatron-Core's --recompute-modules: each output-discarding module drops
 // exactly the tensor it rebuilds in the backward; core_attn alone is the
 // default selective recomputation.
 double module_bytes(const ModelSpec& m, const ParallelismSpec& par, bool moe, std::uint8_t modules) {
-  TrainingSpec t;
-  t.micro_batch_size = 2;
-  t.seq_length = 256;
+  const TrainingSpec t = two_short_sequences();
   ActivationOptions o{true, {}};
   o.modules.modules = modules;
   return layer_activation_bytes(m, workload::local_dims(m, par, t), moe, Recompute::selective, o);
@@ -57,12 +71,8 @@ double module_bytes(const ModelSpec& m, const ParallelismSpec& par, bool moe, st
 
 TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
   using R = RecomputeModules;
-  ParallelismSpec par;
-  par.tp = 2;
-  par.sequence_parallel = true;
-  TrainingSpec t;
-  t.micro_batch_size = 2;
-  t.seq_length = 256;
+  const ParallelismSpec par = tp2_sequence_parallel();
+  const TrainingSpec t = two_short_sequences();
   const ModelSpec dense = tiny_llama(2);
   const workload::LocalDims x = workload::local_dims(dense, par, t);
   const double norm_out = 2.0 * static_cast<double>(x.tokens_sp * x.hidden);
@@ -115,12 +125,8 @@ TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
 // norms' and the router's inputs) stays 16-bit.
 TEST(ActivationMemory, Fp8KeepsLinearInputsAtOneByte) {
   auto D = [](std::int64_t v) { return static_cast<double>(v); };
-  ParallelismSpec par;
-  par.tp = 2;
-  par.sequence_parallel = true;
-  TrainingSpec t;
-  t.micro_batch_size = 2;
-  t.seq_length = 256;
+  const ParallelismSpec par = tp2_sequence_parallel();
+  const TrainingSpec t = two_short_sequences();
   ActivationOptions bf16{true, {}}, fp8{true, {}, true};
   bf16.modules.modules = fp8.modules.modules = RecomputeModules::core_attn;
 
@@ -168,9 +174,7 @@ TEST(ActivationMemory, Fp8KeepsLinearInputsAtOneByte) {
 TEST(ActivationMemory, OffloadedExpertInputsLeaveTheGpu) {
   auto D = [](std::int64_t v) { return static_cast<double>(v); };
   ParallelismSpec par;
-  TrainingSpec t;
-  t.micro_batch_size = 2;
-  t.seq_length = 256;
+  const TrainingSpec t = two_short_sequences();
   const ModelSpec moe = tiny_moe(2);
   const workload::LocalDims y = workload::local_dims(moe, par, t);
   for (bool fp8 : {false, true}) {

@@ -101,12 +101,17 @@ TEST(MemoryPlan, OneFOneBHoldsPpMicroBatchesOnTheFirstStage) {
 // training.attention: unfused keeps the score matrix, its softmax and dropout
 // (Korthikanti et al. 2022: 5 a s^2 b bytes per layer) where flash keeps its
 // fp32 row statistics (4 a s b): the plan differs by exactly that per layer.
+// One GPU, four 128-token sequences, the training settings edited by `edit`.
+template <class Edit>
+WorkloadPlan one_gpu_plan(const ModelSpec& model, Edit edit) {
+  TrainingSpec t = small_training(4, 128);
+  edit(t);
+  return WorkloadPlan(model, ParallelismSpec{}, t);
+}
+
 TEST(MemoryPlan, UnfusedAttentionHoldsKorthikantisScoreTerm) {
   auto make = [](AttentionKernel kernel) {
-    ParallelismSpec par;
-    TrainingSpec t = small_training(4, 128);
-    t.attention = kernel;
-    return WorkloadPlan(tiny_gpt(4), par, t);
+    return one_gpu_plan(tiny_gpt(4), [&](TrainingSpec& t) { t.attention = kernel; });
   };
   const WorkloadPlan flash = make(AttentionKernel::flash), unfused = make(AttentionKernel::unfused);
   const MemoryPlan f = plan_memory(flash, 80.0), u = plan_memory(unfused, 80.0);
@@ -117,12 +122,7 @@ TEST(MemoryPlan, UnfusedAttentionHoldsKorthikantisScoreTerm) {
 // training.dtype fp8 reaches the activation model: the plan keeps the linear
 // layers' inputs as their one-byte FP8 copies (activation_memory.h).
 TEST(MemoryPlan, Fp8TrainingKeepsFp8LinearInputs) {
-  auto make = [](Dtype dtype) {
-    ParallelismSpec par;
-    TrainingSpec t = small_training(4, 128);
-    t.dtype = dtype;
-    return WorkloadPlan(tiny_llama(4), par, t);
-  };
+  auto make = [](Dtype dtype) { return one_gpu_plan(tiny_llama(4), [&](TrainingSpec& t) { t.dtype = dtype; }); };
   const WorkloadPlan bf16 = make(Dtype::bf16), fp8 = make(Dtype::fp8);
   ActivationOptions opt{true, {}, true};
   opt.modules = fp8.training().recompute_modules;
