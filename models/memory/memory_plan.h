@@ -20,8 +20,10 @@ struct StageMemory {
   double parameters = 0, gradients = 0, optimizer = 0, activations = 0, comm_buffers = 0;
   // Most micro-batch chunks whose activations are held at once under the schedule.
   int chunks_in_flight = 0;
-  // Activations held in host memory instead (training.cpu_offload_layers):
-  // the offloaded layers' saved tensors at the end of a forward; not in total().
+  // Activations held in host memory instead (training.cpu_offload_layers:
+  // the offloaded layers' saved tensors at the end of a forward;
+  // training.offload_modules: the modules' inputs of the micro-batches in
+  // flight at the schedule's peak); not in total().
   double host_activations = 0;
 
   double total() const { return parameters + gradients + optimizer + activations + comm_buffers; }
@@ -43,7 +45,8 @@ struct MemoryPlan {
 };
 
 // What the plan's training settings make of the activation options: the
-// attention kernel, the recomputed modules and fp8's one-byte linear inputs.
+// attention kernel, the recomputed modules, fp8's one-byte linear inputs and
+// the modules whose inputs are offloaded.
 ActivationOptions activation_options(const workload::WorkloadPlan& plan, const ActivationOptions& base = {});
 // Bytes one offloaded layer's saved tensors take (training.cpu_offload_layers:
 // what each copy to the host and back moves), for a dense or a MoE layer.

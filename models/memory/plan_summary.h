@@ -21,7 +21,7 @@ struct PlanSummary {
   // The heaviest stage's breakdown (the report's "memory").
   double parameters_gb = 0, gradients_gb = 0, optimizer_gb = 0, activations_gb = 0, comm_buffers_gb = 0;
   double peak_memory_gb = 0;
-  double host_activations_gb = 0;  // offloaded to host memory per GPU (training.cpu_offload_layers)
+  double host_activations_gb = 0;  // offloaded to host memory per GPU (activation offloading)
   int binding_stage = 0;
   struct Oom {
     double capacity_gb = 0, required_gb = 0, excess_gb = 0;
