@@ -56,17 +56,27 @@ const EnumNames<models::RecomputeModules::Module> kRecomputeModules{
 const EnumNames<models::OffloadModules::Module> kOffloadModules{{"expert_fc1", models::OffloadModules::expert_fc1},
                                                                  {"moe_act", models::OffloadModules::moe_act}};
 
+// A sequence of module names (non-empty where `non_empty`), each once, as
+// the bits of their Module values; `expected` says what the key takes.
+template <class Module>
+std::uint8_t parse_module_bits(const ConfigNode& node, const EnumNames<Module>& names, bool non_empty,
+                               const char* expected) {
+  if (!node.is_sequence() || (non_empty && node.items().empty())) fail_expected(node, expected);
+  std::uint8_t bits = 0;
+  for (const ConfigNode& item : node.items()) {
+    const Module m = as_enum(item, names);
+    if ((bits & m) != 0) fail_expected(item, "each module once", "'" + item.text() + "' again");
+    bits = static_cast<std::uint8_t>(bits | m);
+  }
+  return bits;
+}
+
 // training.offload_modules: Megatron-Core's --offload-modules (with
 // --fine-grained-activation-offloading), a non-empty sequence, each once.
 models::OffloadModules parse_offload_modules(const ConfigNode& node) {
-  if (!node.is_sequence() || node.items().empty())
-    fail_expected(node, "a non-empty sequence of modules: expert_fc1, moe_act");
   models::OffloadModules modules;
-  for (const ConfigNode& item : node.items()) {
-    const models::OffloadModules::Module m = as_enum(item, kOffloadModules);
-    if (modules.has(m)) fail_expected(item, "each module once", "'" + item.text() + "' again");
-    modules.modules |= m;
-  }
+  modules.modules =
+      parse_module_bits(node, kOffloadModules, true, "a non-empty sequence of modules: expert_fc1, moe_act");
   return modules;
 }
 
@@ -75,15 +85,9 @@ models::OffloadModules parse_offload_modules(const ConfigNode& node) {
 models::RecomputeModules parse_recompute_modules(const ConfigNode& node, models::Recompute recompute) {
   if (recompute != models::Recompute::selective)
     fail_expected(node, "recompute: selective beside recompute_modules", "recompute_modules without it");
-  if (!node.is_sequence() || node.items().empty())
-    fail_expected(node, "a non-empty sequence of modules, e.g. [core_attn, layernorm, moe_act]");
   models::RecomputeModules modules;
-  modules.modules = 0;
-  for (const ConfigNode& item : node.items()) {
-    const models::RecomputeModules::Module m = as_enum(item, kRecomputeModules);
-    if (modules.has(m)) fail_expected(item, "each module once", "'" + item.text() + "' again");
-    modules.modules |= m;
-  }
+  modules.modules = parse_module_bits(node, kRecomputeModules, true,
+                                      "a non-empty sequence of modules, e.g. [core_attn, layernorm, moe_act]");
   return modules;
 }
 
@@ -92,13 +96,9 @@ models::RecomputeModules parse_recompute_modules(const ConfigNode& node, models:
 // excludes both (it captures them already). Graphs replace eager launches, so
 // a scope needs launch: eager.
 models::CudaGraphScope parse_graph_scope(const ConfigNode& node, models::KernelLaunch launch) {
-  if (!node.is_sequence()) fail_expected(node, "a sequence of modules, e.g. [attn, moe_router, moe_preprocess]");
   models::CudaGraphScope scope;
-  for (const ConfigNode& item : node.items()) {
-    const models::CudaGraphScope::Module m = as_enum(item, kGraphModules);
-    if (scope.has(m)) fail_expected(item, "each module once", "'" + item.text() + "' again");
-    scope.modules |= m;
-  }
+  scope.modules =
+      parse_module_bits(node, kGraphModules, false, "a sequence of modules, e.g. [attn, moe_router, moe_preprocess]");
   using S = models::CudaGraphScope;
   if (scope.has(S::moe_preprocess) && !scope.has(S::moe_router))
     fail_expected(node, "moe_router beside moe_preprocess (Megatron-Core captures the preprocess after the router)",

@@ -13,36 +13,38 @@ namespace {
 // walk of activation_offload.h. Layer k's tensors are alive from its forward
 // on; offloaded group i's are freed at the end of layer w[i]'s forward, once
 // its copy is done. The peak is reached just before the last layer's sync
-// (L - N + 1 layers' worth with equal layers) or with the head's added after it.
-double offloaded_peak(const workload::WorkloadPlan& plan, const ActivationOptions& opt) {
+// (L - N + 1 layers' worth with equal layers) or with the head's added after it;
+// the offloaded layers themselves sit in host memory.
+StageActivations offloaded_stage(const workload::WorkloadPlan& plan, const ActivationOptions& opt) {
   const ModelSpec& model = plan.model();
   const workload::LocalDims& dims = plan.dims();
   const int layers = model.layers, offloaded = plan.training().cpu_offload_layers;
   const std::vector<int> sync = workload::offload_sync_layers(layers, offloaded);
-  auto bytes = [&](int layer) {
-    return layer_activation_bytes(model, dims, workload::layer_is_moe(model, layer), plan.training().recompute, opt);
-  };
-  double held = embedding_activation_bytes(model, dims), peak = held;
+  std::vector<double> bytes(static_cast<std::size_t>(layers));
+  for (int k = 0; k < layers; ++k)
+    bytes[static_cast<std::size_t>(k)] =
+        layer_activation_bytes(model, dims, workload::layer_is_moe(model, k), plan.training().recompute, opt);
+  StageActivations out;
+  out.chunks_in_flight = 1;
+  double held = embedding_activation_bytes(model, dims);
+  out.peak_bytes = held;
   std::size_t freed = 0;
-  for (int k = 0; k < layers; ++k) {
-    held += bytes(k);
-    peak = std::max(peak, held);
-    if (freed < sync.size() && sync[freed] == k) held -= bytes(static_cast<int>(freed++));
+  for (std::size_t k = 0; k < bytes.size(); ++k) {
+    held += bytes[k];
+    out.peak_bytes = std::max(out.peak_bytes, held);
+    if (freed < sync.size() && sync[freed] == static_cast<int>(k)) held -= bytes[freed++];
   }
-  held += head_activation_bytes(model, dims) + model.mtp_layers * mtp_activation_bytes(model, dims, plan.training().recompute, opt);
-  return std::max(peak, held);
+  held += head_activation_bytes(model, dims) +
+          model.mtp_layers * mtp_activation_bytes(model, dims, plan.training().recompute, opt);
+  out.peak_bytes = std::max(out.peak_bytes, held);
+  for (std::size_t g = 0; g < sync.size(); ++g) out.host_bytes += bytes[g];  // the offloaded groups: layers 0..N-1
+  return out;
 }
 
 }  // namespace
 
 StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage, const ActivationOptions& opt) {
-  if (const int n = plan.training().cpu_offload_layers; n > 0) {
-    double host = 0;
-    for (int layer = 0; layer < n; ++layer)
-      host += layer_activation_bytes(plan.model(), plan.dims(), workload::layer_is_moe(plan.model(), layer),
-                                     plan.training().recompute, opt);
-    return {offloaded_peak(plan, opt), 1, host};
-  }
+  if (plan.training().cpu_offload_layers > 0) return offloaded_stage(plan, opt);
   const ModelSpec& model = plan.model();
   const workload::LocalDims& dims = plan.dims();
   Recompute rc = plan.training().recompute;
