@@ -61,6 +61,7 @@ Engine::Engine(Communicator comm, std::vector<int> lp_rank, EngineConfig config)
       comm_(std::move(comm)),
       config_(std::move(config)) {
   configure_lookahead_classes();
+  configure_promises();
 
   sync_.reset(new SyncState);
   // A private communicator: messages an engine leaves unreceived when it stops
@@ -85,6 +86,21 @@ void Engine::configure_lookahead_classes() {
   }
   LookaheadClasses c = group_lookaheads(config_.lp_lookahead);
   queue_.configure(std::move(c.class_of), std::move(c.lookahead));
+}
+
+void Engine::configure_promises() {
+  min_lookahead_ = config_.lookahead;
+  if (!config_.lp_lookahead.empty())
+    min_lookahead_ = *std::min_element(config_.lp_lookahead.begin(), config_.lp_lookahead.end());
+  // One rank never synchronises: promises are kept for the check only.
+  if (ranks_ == 1) return;
+  std::vector<LpId> local;
+  for (std::size_t lp = 0; lp < lp_rank_.size(); ++lp)
+    if (lp_rank_[lp] == rank_) local.push_back(static_cast<LpId>(lp));
+  std::vector<SimTime> lookahead = config_.lp_lookahead;
+  if (lookahead.empty()) lookahead.assign(lp_rank_.size(), config_.lookahead);
+  promises_.configure(lp_rank_.size(), local, lookahead);
+  queue_.separate_quiet();
 }
 
 void Engine::observe(WindowProjections* projections) {

@@ -17,10 +17,13 @@
 // conservatively by lookahead L: an event sent to another rank must be at least
 // L after the sender's now (checked; a violation names the LP). A model may also
 // give each LP its own lookahead (EngineConfig::lp_lookahead), the soonest an
-// event there can lead to an event on another rank. Two modes:
+// event there can lead to an event on another rank, and each LP may state, as
+// it goes, when it will next send anything (LpContext::send_quiet and
+// promise: dynamic lookahead, core/promise_board.h). Two modes:
 //   window        YAWNS: one reduction finds the global next-event time T and
 //                 the bound B = min over pending events of (time + its LP's
-//                 lookahead), T + L without per-LP lookaheads; every rank then
+//                 lookahead), T + L without per-LP lookaheads, with quiet
+//                 events answered for by their LPs' promises; every rank then
 //                 runs everything before B, exchanges, repeats.
 //   null_message  Chandy-Misra-Bryant: per-neighbour channel clocks carried on
 //                 nonblocking messages; a rank runs what its clocks make safe.
@@ -111,6 +114,12 @@ class Engine : public LpContext {
   void process_until(Model& model, SimTime bound);
   SimTime channel_lookahead(int from, int to) const;
   void configure_lookahead_classes();
+  void configure_promises();
+  // The promises' part of a bound (core/promise_board.h), given the earliest
+  // time any LP of the run can next handle an event.
+  SimTime promised_bound(SimTime earliest) const {
+    return std::max(promises_.earliest_output(), earliest + min_lookahead_);
+  }
 
   // Synchronisation: each returns the bound below which events are safe, or
   // SimTime::zero() when the run is over everywhere. window_sync.cpp and
@@ -137,6 +146,7 @@ class Engine : public LpContext {
 
   Communicator comm_;
   EngineConfig config_;
+  SimTime min_lookahead_;  // the smallest static lookahead of any LP
   std::vector<WindowRecord> windows_;
 
   struct SyncStateDeleter { void operator()(SyncState*) const; };
@@ -152,6 +162,8 @@ inline void Engine::process_until(Model& model, SimTime bound) {
     queue_.begin_pop(event);
     now_ = event.time;
     current_lp_ = event.dst;
+    handling_quiet_ = (event.flags & kQuietEvent) != 0;
+    if (handling_quiet_) promises_.quiet_popped(event.dst);
     commit_digest(event);
     if (observer_) [[unlikely]] observer_->committing(event);
     if ((++stats_.committed_events & (kProgressEvents - 1)) == 0 && config_.progress) [[unlikely]]

@@ -22,20 +22,20 @@ void LookaheadQueue::configure(std::vector<std::uint8_t> class_of, std::vector<S
 std::size_t LookaheadQueue::size() const {
   std::size_t n = 0;
   for (int k = 0; k < classes_; ++k) n += queues_[static_cast<std::size_t>(k)].size();
-  return n;
+  return n + queues_[kQuietHeap].size();
 }
 
 std::size_t LookaheadQueue::peak_size() const {
   // Sum of per-class peaks: an upper bound on the true peak (they need not coincide).
   std::size_t n = 0;
   for (int k = 0; k < classes_; ++k) n += queues_[static_cast<std::size_t>(k)].peak_size();
-  return n;
+  return n + queues_[kQuietHeap].peak_size();
 }
 
 std::size_t LookaheadQueue::memory_bytes() const {
   std::size_t n = class_of_.capacity();
   for (int k = 0; k < classes_; ++k) n += queues_[static_cast<std::size_t>(k)].memory_bytes();
-  return n;
+  return n + queues_[kQuietHeap].memory_bytes();
 }
 
 LookaheadClasses group_lookaheads(const std::vector<SimTime>& lp_lookahead) {

@@ -32,11 +32,18 @@ class LookaheadQueue {
   // class_of[lp] < classes; lookahead[k] is class k's delay (any order).
   void configure(std::vector<std::uint8_t> class_of, std::vector<SimTime> lookahead);
 
-  void push(const Event& event) { queues_[class_of(event.dst)].push(event); }
+  // Quiet events (Event::flags & kQuietEvent) go to a heap of their own once
+  // separate_quiet() is on: the safe bound leaves them out, the LP's promise
+  // stands for them (core/promise_board.h). Order is unchanged either way.
+  void push(const Event& event) {
+    queues_[separate_quiet_ && (event.flags & kQuietEvent) ? kQuietHeap : class_of(event.dst)].push(event);
+  }
+  void separate_quiet() { separate_quiet_ = true; }
 
   SimTime top_time() const {
     SimTime best = queues_[0].top_time();
     for (int k = 1; k < classes_; ++k) best = std::min(best, queues_[static_cast<std::size_t>(k)].top_time());
+    if (separate_quiet_) best = std::min(best, queues_[kQuietHeap].top_time());
     return best;
   }
 
@@ -58,6 +65,7 @@ class LookaheadQueue {
     taken_ = 0;
     for (int k = 1; k < classes_; ++k)
       if (queues_[static_cast<std::size_t>(k)].top_key() < queues_[taken_].top_key()) taken_ = static_cast<std::size_t>(k);
+    if (separate_quiet_ && queues_[kQuietHeap].top_key() < queues_[taken_].top_key()) taken_ = kQuietHeap;
     queues_[taken_].begin_pop(out);
   }
   void end_pop() { queues_[taken_].end_pop(); }
@@ -70,10 +78,12 @@ class LookaheadQueue {
  private:
   std::size_t class_of(LpId lp) const { return classes_ == 1 ? 0 : class_of_[lp]; }
 
-  std::array<EventQueue, kMaxLookaheadClasses> queues_;
+  static constexpr std::size_t kQuietHeap = kMaxLookaheadClasses;
+  std::array<EventQueue, kMaxLookaheadClasses + 1> queues_;  // the classes, then the quiet events
   std::array<SimTime, kMaxLookaheadClasses> lookahead_{};
   std::vector<std::uint8_t> class_of_;
   int classes_ = 1;
+  bool separate_quiet_ = false;
   std::size_t taken_ = 0;
 };
 

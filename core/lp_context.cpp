@@ -12,11 +12,19 @@ LpContext::LpContext(int rank, int ranks, std::vector<int> lp_rank)
   for (auto& box : outbox_) box.resize(1);  // slot 0 is the message header
   lookahead_to_.assign(static_cast<std::size_t>(ranks_), SimTime::infinity());
   send_floor_ = lookahead_to_;
+  promises_.configure(lp_rank_.size(), {}, {});
 }
 
 void LpContext::reject_send(SimTime at, LpId dst, const char* why) {
   fail("LP " + std::to_string(current_lp_) + " at t=" + std::to_string(now_.ps) + " ps sent an event to LP " +
        std::to_string(dst) + " for t=" + std::to_string(at.ps) + " ps " + why);
+}
+
+void LpContext::reject_broken_promise(SimTime at, LpId dst) {
+  const std::string why = "while handling one of its quiet events, before its promise (no send until t=" +
+                          std::to_string(promises_.promise_of(current_lp_).ps) +
+                          " ps): the model's promise (core/promise_board.h) was wrong";
+  reject_send(at, dst, why.c_str());
 }
 
 void LpContext::send_remote(const Event& event, int dst_rank) {

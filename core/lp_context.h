@@ -4,6 +4,7 @@
 //     void Model::on_event(LpContext& engine, const Event& event)
 //     engine.send(at, dst_lp, payload)   // the kind is the payload's type (event_kind.h)
 //     engine.now(), engine.current_lp(), engine.is_local(lp)
+//     engine.send_quiet(at, payload), engine.promise(at)   // dynamic lookahead (core/promise_board.h)
 //
 // core::Engine (core/engine.h) derives from it and adds what a handler never
 // touches: the communicator, MPI synchronisation and run(). This class and its
@@ -19,6 +20,7 @@
 #include "core/event.h"
 #include "core/event_kind.h"
 #include "core/lookahead_queue.h"
+#include "core/promise_board.h"
 #include "core/window_projection.h"
 
 namespace pf::core {
@@ -31,6 +33,24 @@ class LpContext {
   // type per kind of event.
   template <class Payload>
   void send(SimTime at, LpId dst, const Payload& payload);
+
+  // An event to the current LP itself that the LP's promise answers for
+  // (core/promise_board.h): handling it, and whatever it schedules, sends
+  // nothing to another LP before the promise the LP states after each event.
+  template <class Payload>
+  void send_quiet(SimTime at, const Payload& payload);
+  // The current LP's promise: with no event from another LP, handling its
+  // quiet events sends nothing to another LP before time `at` (the handling
+  // time; the events sent then arrive later still). Stated at the end of each event
+  // the LP handles while it has a quiet event pending; checked on every send.
+  void promise(SimTime at) {
+    promises_.promise(current_lp_, at);
+    if (observer_) [[unlikely]] observer_->promised(current_lp_, at);
+  }
+
+  // Whether promises bound anything: more than one rank, or a one-rank run
+  // projecting other rank counts' windows. A model may skip computing them otherwise.
+  bool wants_promises() const { return ranks_ > 1 || observer_ != nullptr; }
 
   // Before run(): an LP's first events, sent by the LP to itself. Only the
   // owning rank may call it, in a deterministic order per LP.
@@ -61,6 +81,8 @@ class LpContext {
   int rank_;
   int ranks_;
   LookaheadQueue queue_;
+  PromiseBoard promises_;
+  bool handling_quiet_ = false;  // the event being handled is quiet: its sends must keep the LP's promise
   // Per destination rank: the lookahead of the channel (infinity: none), and
   // the earliest time a remote event may carry, i.e. what this rank last told
   // it (window: the window's bound; null message: the last promise). The
@@ -84,6 +106,8 @@ class LpContext {
 
  private:
   void reject_send(SimTime at, LpId dst, const char* why);
+  void reject_broken_promise(SimTime at, LpId dst);
+  void push_local(const Event& event);
   void send_remote(const Event& event, int dst_rank);
 };
 
@@ -102,13 +126,39 @@ inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
     reject_send(at, dst, "into the past");
     return;
   }
+  if (handling_quiet_ && dst != current_lp_ && now_ < promises_.promise_of(current_lp_)) [[unlikely]] {
+    reject_broken_promise(at, dst);
+    return;
+  }
   const int dst_rank = lp_rank_[dst];
   if (dst_rank == rank_) {
-    queue_.push(event);
-    if (observer_) [[unlikely]] observer_->pushed(event);
+    push_local(event);
   } else {
     send_remote(event, dst_rank);
   }
+}
+
+inline void LpContext::push_local(const Event& event) {
+  queue_.push(event);
+  if (observer_) [[unlikely]] observer_->pushed(event);
+}
+
+template <class Payload>
+inline void LpContext::send_quiet(SimTime at, const Payload& payload) {
+  Event event;
+  event.time = at;
+  event.dst = current_lp_;
+  event.src = current_lp_;
+  event.seq = send_seq_[current_lp_]++;
+  event.kind = kind_of<Payload>;
+  event.flags = kQuietEvent;
+  event.set(payload);
+  if (at < now_) [[unlikely]] {
+    reject_send(at, current_lp_, "into the past");
+    return;
+  }
+  promises_.quiet_pushed(current_lp_);
+  push_local(event);
 }
 
 template <class Payload>

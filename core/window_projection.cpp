@@ -27,6 +27,20 @@ WindowProjection::WindowProjection(VirtualRanks v) : lp_rank_(std::move(v.lp_ran
     std::copy(c.lookahead.begin(), c.lookahead.end(), lookahead_.begin());
     class_of_ = std::move(c.class_of);
   }
+  // Promises, as a K-rank engine keeps them (Engine::configure_promises):
+  // every LP's, with its K-rank lookahead.
+  min_lookahead_ = v.lookahead;
+  if (v.ranks > 1) {
+    std::vector<SimTime> lookahead = v.lp_lookahead;
+    if (lookahead.empty()) lookahead.assign(lp_rank_.size(), v.lookahead);
+    min_lookahead_ = *std::min_element(lookahead.begin(), lookahead.end());
+    std::vector<LpId> all(lp_rank_.size());
+    for (std::size_t lp = 0; lp < all.size(); ++lp) all[lp] = static_cast<LpId>(lp);
+    promises_.configure(lp_rank_.size(), all, lookahead);
+    separate_quiet_ = true;
+  } else {
+    promises_.configure(lp_rank_.size(), {}, {});
+  }
   const auto ranks = static_cast<std::size_t>(v.ranks);
   events_.assign(ranks, 0);
   messages_.assign(ranks, 0);
@@ -36,7 +50,14 @@ WindowProjection::WindowProjection(VirtualRanks v) : lp_rank_(std::move(v.lp_ran
   out_.class_lookahead = lookahead_;
 }
 
-void WindowProjection::pushed(SimTime time, LpId dst) { pending_[class_of_[dst]].push(time.ps); }
+void WindowProjection::pushed(SimTime time, LpId dst, bool quiet) {
+  if (quiet && separate_quiet_) {
+    quiet_.push(time.ps);
+    promises_.quiet_pushed(dst);
+    return;
+  }
+  pending_[class_of_[dst]].push(time.ps);
+}
 
 void WindowProjection::sent(LpId src, LpId dst) {
   const int from = lp_rank_[src], to = lp_rank_[dst];
@@ -55,22 +76,39 @@ std::pair<SimTime, int> WindowProjection::bound() const {
     const SimTime b = SimTime{heap.top()} + lookahead_[static_cast<std::size_t>(k)];
     if (b < best) best = b, from = k;
   }
+  if (quiet_.empty()) return {best, from};
+  // Window mode's promise term (window_sync.cpp): never below the earliest
+  // pending event plus the smallest lookahead.
+  SimTime earliest{quiet_.top()};
+  for (int k = 0; k < classes_; ++k) {
+    const MinHeap& heap = pending_[static_cast<std::size_t>(k)];
+    if (!heap.empty()) earliest = std::min(earliest, SimTime{heap.top()});
+  }
+  const SimTime promised = std::max(promises_.earliest_output(), earliest + min_lookahead_);
+  if (promised < best) return {promised, -1};
   return {best, from};
 }
 
-void WindowProjection::committing(SimTime time, LpId dst) {
+void WindowProjection::committing(SimTime time, LpId dst, bool quiet) {
   // The first commit at or after the bound opens the next window; its bound
   // is taken over what is pending now, this event included.
   if (!open_ || time >= bound_) {
     if (open_) close_window();
     const auto [b, from] = bound();
     bound_ = b;
-    ++out_.bound_by[static_cast<std::size_t>(from)];
+    if (from < 0) ++out_.bound_by_promise;
+    else ++out_.bound_by[static_cast<std::size_t>(from)];
     open_ = true;
   }
   const auto r = static_cast<std::size_t>(lp_rank_[dst]);
   if (events_[r]++ == 0) touched_.push_back(static_cast<int>(r));
-  pending_[class_of_[dst]].pop();  // its class's earliest: nothing pending is earlier than the event committing
+  // Its heap's earliest: nothing pending is earlier than the event committing.
+  if (quiet && separate_quiet_) {
+    quiet_.pop();
+    promises_.quiet_popped(dst);
+    return;
+  }
+  pending_[class_of_[dst]].pop();
 }
 
 void WindowProjection::close_window() {
@@ -137,7 +175,7 @@ double WindowProjections::overhead_s() const {
 void WindowProjections::timed_pushed(const Event& event) {
   const auto start = std::chrono::steady_clock::now();
   for (WindowProjection& p : each_) {
-    p.pushed(event.time, event.dst);
+    p.pushed(event.time, event.dst, (event.flags & kQuietEvent) != 0);
     p.sent(event.src, event.dst);
   }
   sampled_s_ += seconds_since(start);
@@ -146,7 +184,7 @@ void WindowProjections::timed_pushed(const Event& event) {
 
 void WindowProjections::timed_committing(const Event& event) {
   const auto start = std::chrono::steady_clock::now();
-  for (WindowProjection& p : each_) p.committing(event.time, event.dst);
+  for (WindowProjection& p : each_) p.committing(event.time, event.dst, (event.flags & kQuietEvent) != 0);
   sampled_s_ += seconds_since(start);
   ++samples_;
 }

@@ -29,6 +29,7 @@
 
 #include "core/event.h"
 #include "core/lookahead_queue.h"
+#include "core/promise_board.h"
 #include "core/sim_time.h"
 
 namespace pf::core {
@@ -58,24 +59,27 @@ struct ProjectedWindows {
   int classes = 1;
   std::array<SimTime, kMaxLookaheadClasses> class_lookahead{};
   std::array<std::uint64_t, kMaxLookaheadClasses> bound_by{};
+  std::uint64_t bound_by_promise = 0;  // windows whose bound came from an LP's promise (core/promise_board.h)
 };
 
 class WindowProjection {
  public:
   explicit WindowProjection(VirtualRanks ranks);
 
-  // An event entered the queue (scheduled or sent).
-  void pushed(SimTime time, LpId dst);
+  // An event entered the queue (scheduled or sent); quiet: Event::flags has kQuietEvent.
+  void pushed(SimTime time, LpId dst, bool quiet);
   // `src` sent an event to `dst` (called with pushed(), from inside a handler).
   void sent(LpId src, LpId dst);
   // The next event to commit, before its handler runs (it is still pending).
-  void committing(SimTime time, LpId dst);
+  void committing(SimTime time, LpId dst, bool quiet);
+  // The LP stated a promise (LpContext::promise).
+  void promised(LpId lp, SimTime at) { promises_.promise(lp, at); }
   // Closes the last window; the figures are final after this.
   const ProjectedWindows& finish();
   const ProjectedWindows& figures() const { return out_; }
 
  private:
-  // The bound over what is pending and the class it comes from.
+  // The bound over what is pending and the class it comes from (-1: a promise).
   std::pair<SimTime, int> bound() const;
   void close_window();
 
@@ -87,6 +91,12 @@ class WindowProjection {
   // earliest of each, and a commit removes its class's earliest.
   using MinHeap = std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>>;
   std::array<MinHeap, kMaxLookaheadClasses> pending_;
+  // Quiet events (more than one rank only, as the engine separates them):
+  // their times, and each LP's promise while it has one pending.
+  bool separate_quiet_ = false;
+  MinHeap quiet_;
+  PromiseBoard promises_;
+  SimTime min_lookahead_;
 
   bool open_ = false;
   SimTime bound_;
@@ -110,13 +120,16 @@ class WindowProjections {
   void pushed(const Event& event) {
     if (sample()) [[unlikely]] return timed_pushed(event);
     for (WindowProjection& p : each_) {
-      p.pushed(event.time, event.dst);
+      p.pushed(event.time, event.dst, (event.flags & kQuietEvent) != 0);
       p.sent(event.src, event.dst);
     }
   }
   void committing(const Event& event) {
     if (sample()) [[unlikely]] return timed_committing(event);
-    for (WindowProjection& p : each_) p.committing(event.time, event.dst);
+    for (WindowProjection& p : each_) p.committing(event.time, event.dst, (event.flags & kQuietEvent) != 0);
+  }
+  void promised(LpId lp, SimTime at) {
+    for (WindowProjection& p : each_) p.promised(lp, at);
   }
   std::vector<ProjectedWindows> finish();
   // Estimated seconds spent in this class during the run: the sampled

@@ -9,7 +9,9 @@
 // error flag; and, per rank, how many messages are on their way to it. Each
 // rank then receives exactly that many messages and may run everything before
 // B. With one lookahead for every LP, B = T + lookahead (YAWNS); with per-LP
-// lookaheads B moves further whenever the LPs next to cut links are idle.
+// lookaheads B moves further whenever the LPs next to cut links are idle; an
+// LP's quiet events count at the LP's promise instead of their own times
+// (core/promise_board.h: a third minimum in the same reduction).
 // Empty stretches of simulated time cost one reduction, not one per tick.
 #include <algorithm>
 
@@ -20,13 +22,14 @@ namespace pf::core {
 namespace {
 
 // The reduction vector: two minima, then sums (error flag, per-rank counts).
-enum : std::size_t { kNextTime, kBound, kError, kCounts };
+enum : std::size_t { kNextTime, kBound, kPromised, kError, kCounts };
 
 void min_then_sum(void* in, void* inout, int* length, MPI_Datatype*) {
   const auto* a = static_cast<const std::int64_t*>(in);
   auto* b = static_cast<std::int64_t*>(inout);
   b[kNextTime] = std::min(a[kNextTime], b[kNextTime]);
   b[kBound] = std::min(a[kBound], b[kBound]);
+  b[kPromised] = std::min(a[kPromised], b[kPromised]);
   for (int i = kError; i < *length; ++i) b[i] += a[i];
 }
 
@@ -66,6 +69,7 @@ SimTime Engine::next_window_bound() {
   }
   s.reduce_in[kNextTime] = local_min.ps;
   s.reduce_in[kBound] = local_bound.ps;
+  s.reduce_in[kPromised] = promises_.earliest_output().ps;
   s.reduce_in[kError] = stop_ ? 1 : 0;
   check_mpi(MPI_Allreduce(s.reduce_in.data(), s.reduce_out.data(), static_cast<int>(s.reduce_in.size()),
                           MPI_INT64_T, s.window_op, s.comm),
@@ -90,7 +94,10 @@ SimTime Engine::next_window_bound() {
   if (s.reduce_out[kError] != 0) fail_collectively();
   const SimTime gvt{s.reduce_out[kNextTime]};
   if (gvt >= config_.end) return SimTime::zero();
-  const SimTime bound = std::min(SimTime{s.reduce_out[kBound]}, config_.end);
+  // Quiet events are left out of kBound: their LPs' promises stand for them,
+  // never below what an LP can do after the earliest pending event.
+  const SimTime promised = std::max(SimTime{s.reduce_out[kPromised]}, gvt + min_lookahead_);
+  const SimTime bound = std::min({SimTime{s.reduce_out[kBound]}, promised, config_.end});
   for (std::size_t r = 0; r < ranks_n; ++r)
     send_floor_[r] = lookahead_to_[r].is_infinite() ? SimTime::infinity() : bound;
   return bound;

@@ -13,7 +13,7 @@ using I64 = std::vector<std::int64_t>;
 using F64 = std::vector<double>;
 
 void add_projection(ColumnFile& f, const run::ParallelismProfile& p, const run::SyncCostModel& model) {
-  I64 ranks, windows, events, remote, messages, max_events, max_messages, busiest;
+  I64 ranks, windows, events, remote, messages, max_events, max_messages, busiest, by_promise;
   for (const core::ProjectedWindows& w : p.projected) {
     ranks.push_back(w.ranks);
     windows.push_back(static_cast<std::int64_t>(w.windows));
@@ -23,6 +23,7 @@ void add_projection(ColumnFile& f, const run::ParallelismProfile& p, const run::
     max_events.push_back(static_cast<std::int64_t>(w.max_events_sum));
     max_messages.push_back(static_cast<std::int64_t>(w.max_messages_sum));
     busiest.push_back(static_cast<std::int64_t>(w.busiest_rank_events));
+    by_promise.push_back(static_cast<std::int64_t>(w.bound_by_promise));
   }
   F64 work, msgs, sync, wall, speedup, balance;
   for (const run::ProjectedSpeed& s : run::project_speed(p, model)) {
@@ -36,7 +37,7 @@ void add_projection(ColumnFile& f, const run::ParallelismProfile& p, const run::
   const std::vector<std::pair<const char*, I64*>> counts{
       {"ranks", &ranks},          {"windows", &windows},         {"events", &events},
       {"remote_events", &remote}, {"messages", &messages},       {"max_events_sum", &max_events},
-      {"max_messages_sum", &max_messages}, {"busiest_rank_events", &busiest}};
+      {"max_messages_sum", &max_messages}, {"busiest_rank_events", &busiest}, {"bound_by_promise", &by_promise}};
   for (const auto& [name, values] : counts) f.columns.push_back({std::string("projection/") + name, std::move(*values)});
   const std::vector<std::pair<const char*, F64*>> times{{"work_s", &work},   {"messages_s", &msgs},
                                                          {"sync_s", &sync},   {"wall_s", &wall},

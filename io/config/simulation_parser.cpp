@@ -19,6 +19,8 @@ const EnumNames<models::IntraServer> kIntraServer{{"analytical", models::IntraSe
 
 const EnumNames<models::InterServer> kInterServer{{"analytical", models::InterServer::analytical},
                                                   {"packet", models::InterServer::packet}};
+const EnumNames<models::Lookahead> kLookahead{{"static", models::Lookahead::fixed},
+                                              {"dynamic", models::Lookahead::dynamic}};
 const EnumNames<models::Fold> kFold{{"auto", models::Fold::automatic}, {"off", models::Fold::off}};
 
 const EnumNames<models::CollectiveModel> kCollectiveModels{{"nccl", models::CollectiveModel::nccl},
@@ -41,6 +43,7 @@ models::SimulationSpec parse_simulation(const ConfigNode& node) {
   s.intra_server = r.get_enum_or("intra_server", s.intra_server, kIntraServer);
   s.inter_server = r.get_enum_or("inter_server", s.inter_server, kInterServer);
   s.fold = r.get_enum_or("fold", s.fold, kFold);
+  s.lookahead = r.get_enum_or("lookahead", s.lookahead, kLookahead);
   s.collective_model = r.get_enum_or("collective_model", s.collective_model, kCollectiveModels);
   s.nccl_proto = r.get_enum_or("nccl_proto", s.nccl_proto, kProtocols);
   s.uncertainty_samples = static_cast<int>(r.get_int_or("uncertainty_samples", s.uncertainty_samples, 0, 100000));

@@ -30,6 +30,10 @@ enum class Fold { automatic, off };
 // overheads (models/collective/nccl_cost.h), or the links alone.
 enum class CollectiveModel { nccl, links };
 enum class NcclProtocol { automatic, ll, ll128, simple };
+// How far a rank may run ahead (core/promise_board.h): each LP's fixed
+// distance to the partition's cut, or that plus each GPU's promise of its
+// next send (its kernel completions answered for by its program).
+enum class Lookahead { fixed, dynamic };
 
 struct SimulationSpec {
   NetworkMode network = NetworkMode::packet;
@@ -40,6 +44,7 @@ struct SimulationSpec {
   IntraServer intra_server = IntraServer::analytical;
   InterServer inter_server = InterServer::analytical;
   Fold fold = Fold::automatic;
+  Lookahead lookahead = Lookahead::fixed;
   CollectiveModel collective_model = CollectiveModel::nccl;
   NcclProtocol nccl_proto = NcclProtocol::automatic;  // force NCCL's protocol (NCCL_PROTO)
   // `preflight run --uncertainty N`: re-simulate under N sampled parameter

@@ -140,7 +140,8 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
     // The program writes a whole op (~200 bytes): into a stack slot, hot in
     // cache, of which pending_ keeps what execution reads.
     workload::Op op;
-    if (!program_.next(op)) {
+    CostEstimate cost;
+    if (!next_op(op, cost, shared)) {
       exhausted_ = true;
       break;
     }
@@ -154,7 +155,6 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
           break;
         }
     if (op.stream == Stream::compute) {
-      const CostEstimate cost = shared.conditions->price(gpu(), op);
       p.seconds = cost.seconds;
       p.basis = cost.basis;
       ++unstarted_compute_;
@@ -175,6 +175,33 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
     p.issue = host_clock_;
   }
   return pulled;
+}
+
+bool GpuExecutor::read_ahead(const ExecutionShared& shared) {
+  if (program_done_) return false;
+  AheadOp& a = ahead_.emplace_back();
+  if (!program_.next(a.op)) {
+    ahead_.pop_back();
+    program_done_ = true;
+    return false;
+  }
+  if (a.op.stream == Stream::compute) a.cost = shared.conditions->price(gpu(), a.op);
+  return true;
+}
+
+bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, const ExecutionShared& shared) {
+  if (ahead_.empty()) {  // straight from the program (one rank never reads ahead)
+    if (program_done_ || !program_.next(op)) {
+      program_done_ = true;
+      return false;
+    }
+    if (op.stream == Stream::compute) cost = shared.conditions->price(gpu(), op);
+    return true;
+  }
+  op = ahead_.front().op;
+  cost = ahead_.front().cost;
+  ahead_.pop_front();
+  return true;
 }
 
 bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) {
@@ -266,7 +293,7 @@ void GpuExecutor::start_compute(core::LpContext& engine, ExecutionShared& shared
   p.start = engine.now();
   time_.compute_rate(rate);
   const core::SimTime end = kernel_.start(engine.now(), p.seconds, rate);
-  engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{p.id, kernel_.token()});
+  schedule_compute_done(engine, shared, end);
 }
 
 void GpuExecutor::retime_compute(core::LpContext& engine, const ExecutionShared& shared) {
@@ -276,7 +303,16 @@ void GpuExecutor::retime_compute(core::LpContext& engine, const ExecutionShared&
   time_.advance(engine.now());
   time_.compute_rate(rate);
   const core::SimTime end = kernel_.set_rate(engine.now(), rate);
-  engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{computing_op_, kernel_.token()});
+  schedule_compute_done(engine, shared, end);
+}
+
+void GpuExecutor::schedule_compute_done(core::LpContext& engine, const ExecutionShared& shared, core::SimTime end) {
+  // Quiet only where the GPU answers for it with promises (earliest_output):
+  // otherwise the engine would have nothing better than the earliest event.
+  if (shared.promises)
+    engine.send_quiet(end, ComputeDone{computing_op_, kernel_.token()});
+  else
+    engine.send(end, static_cast<core::LpId>(gpu()), ComputeDone{computing_op_, kernel_.token()});
 }
 
 void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p) {
@@ -334,6 +370,7 @@ void GpuExecutor::start_copy(core::LpContext& engine, PendingOp& p) {
 }
 
 void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
+  ++version_;
   for (;;) {
     bool progressed = pull_ops(engine, shared);
     progressed |= start_ready(engine, shared);
@@ -349,6 +386,7 @@ void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
 
 void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
                                   std::uint32_t token) {
+  ++version_;
   if (!computing_ || op != computing_op_ || token != kernel_.token()) return;  // re-timed since
   time_.advance(engine.now());
   time_.compute_ended();
@@ -359,6 +397,7 @@ void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shar
 
 void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
                                     core::SimTime not_before) {
+  ++version_;
   const core::SimTime at = std::max(engine.now(), not_before);
   if (shared.comm_overhead > core::SimTime::zero() || at > engine.now()) {
     engine.send(at + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{op});
@@ -368,6 +407,7 @@ void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& sh
 }
 
 void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
+  ++version_;
   const std::size_t index = find(op);
   const PendingOp& p = pending_[index];
   time_.advance(engine.now());

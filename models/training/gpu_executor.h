@@ -49,6 +49,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "core/lp_context.h"
@@ -97,6 +98,9 @@ struct ExecutionShared {
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
   core::SimTime graph_overhead;   // the same for a kernel replayed from a CUDA graph (Op::graphed)
   bool host_sync_on_loss = false;
+  // simulation.lookahead: dynamic: GPUs state promises (earliest_output) on
+  // more than one rank (core/promise_board.h).
+  bool promises = false;
   bool host_sync_on_moe_dispatch = false;  // before each forward EP dispatch, on the compute stream
   // The flex (DeepEP, HybridEP) dispatcher's token all-to-alls cross to a
   // server once per token (collective::Request::dedup_top_k); 0: plain.
@@ -121,9 +125,16 @@ class GpuExecutor {
   void on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
   // The host has issued what was waiting for it.
   void on_host_issued(core::LpContext& engine, ExecutionShared& shared) {
+    ++version_;
     wake_scheduled_ = core::SimTime::infinity();
     drive(engine, shared);
   }
+
+  // The GPU's promise (core/promise_board.h): the earliest time at which its
+  // kernel completions (its quiet events), with no other event reaching it,
+  // could start a collective or p2p op, i.e. send to another LP. Infinity
+  // when no kernel runs. Reads the program ahead of the host where needed.
+  core::SimTime earliest_output(core::SimTime now, const ExecutionShared& shared);
 
   int gpu() const { return program_.gpu(); }
   double progress() const { return program_.progress(); }  // of its program's issue, 0..1
@@ -170,6 +181,9 @@ class GpuExecutor {
   };
 
   bool pull_ops(core::LpContext& engine, const ExecutionShared& shared);
+  // The program's next op, from the read-ahead first; compute ops come priced.
+  bool next_op(workload::Op& op, CostEstimate& cost, const ExecutionShared& shared);
+  bool read_ahead(const ExecutionShared& shared);  // one more op into ahead_; false at the program's end
   // Full: every op issued before has completed (p2p receives aside).
   // Compute: every compute-stream op issued before has completed.
   enum class HostSync : std::uint8_t { none, full, compute };
@@ -184,6 +198,7 @@ class GpuExecutor {
   void start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
   void start_copy(core::LpContext& engine, PendingOp& p);
   void complete(core::LpContext& engine, ExecutionShared& shared, std::size_t index);  // of pending_
+  void schedule_compute_done(core::LpContext& engine, const ExecutionShared& shared, core::SimTime end);
   // A collective started or ended: re-time the running kernel if the rate changed.
   void retime_compute(core::LpContext& engine, const ExecutionShared& shared);
   // The rate a compute kernel progresses at beside the collectives under way.
@@ -215,6 +230,20 @@ class GpuExecutor {
   // completion looks for dependants from here (a started op has none left).
   std::size_t first_unstarted_ = 0;
   std::vector<std::uint32_t> immediate_;  // completed while starting (no event needed)
+  // Ops read from the program beyond what the host has issued, for
+  // earliest_output(): the host pulls from here first (same order, same prices).
+  struct AheadOp {
+    workload::Op op;
+    CostEstimate cost;
+  };
+  std::deque<AheadOp> ahead_;
+  bool program_done_ = false;  // the program has no op left to read ahead
+  // earliest_output()'s memo: the executor's state changes at every entry
+  // point (version_), not when the GPU's LP only forwards network traffic.
+  core::SimTime output_bound(core::SimTime now, const ExecutionShared& shared);
+  std::uint64_t version_ = 0;
+  std::uint64_t promised_version_ = ~std::uint64_t{0};
+  core::SimTime promised_;
   TimeAccounting time_;
   GpuStats stats_;
 };

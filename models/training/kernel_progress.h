@@ -38,10 +38,10 @@ class KernelProgress {
   double rate() const { return rate_; }
   // Identifies the latest finish event: an older one is ignored.
   std::uint32_t token() const { return token_; }
-
- private:
+  // When the running kernel ends at its current rate.
   core::SimTime finish() const { return since_ + core::SimTime::from_seconds(left_s_ / rate_); }
 
+ private:
   double left_s_ = 0;
   core::SimTime since_;
   double rate_ = 1.0;

@@ -22,6 +22,9 @@ TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared,
 }
 
 void TrainingModel::seed(core::LpContext& engine) {
+  // simulation.lookahead: dynamic. One rank never synchronises: no promise
+  // is needed (nor checked) unless the run projects other rank counts' windows.
+  promises_ = shared_.promises && engine.wants_promises();
   for (const GpuExecutor& g : gpus_)
     engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), GpuStart{});
 }
@@ -39,6 +42,14 @@ void TrainingModel::delivered(core::LpContext& engine, const collective::Complet
 }
 
 void TrainingModel::on_event(core::LpContext& engine, const core::Event& event) {
+  handle(engine, event);
+  // A GPU's promise follows every event it handles (its kernel completions
+  // are quiet: core/promise_board.h, gpu_output_bound.cpp).
+  if (promises_ && event.dst < slot_.size() && slot_[event.dst] >= 0)
+    engine.promise(executor(event.dst).earliest_output(engine.now(), shared_));
+}
+
+void TrainingModel::handle(core::LpContext& engine, const core::Event& event) {
   static_assert(TrainingEvents::valid);
   switch (event.kind) {
     case core::kind_of<network::ChunkArrival>: net_.forward(engine, event.as<network::ChunkArrival>()); return;

@@ -41,6 +41,7 @@ class TrainingModel {
 
  private:
   GpuExecutor& executor(core::LpId lp) { return gpus_[static_cast<std::size_t>(slot_[lp])]; }
+  void handle(core::LpContext& engine, const core::Event& event);
   void delivered(core::LpContext& engine, const collective::Completion& c);
   void note_finished(const GpuExecutor& gpu, bool was_finished);
 
@@ -50,6 +51,7 @@ class TrainingModel {
   std::vector<std::int32_t> slot_;  // gpu -> index in gpus_, -1 when another rank owns it
   std::vector<ExecutedOp> records_;
   std::size_t unfinished_ = 0;
+  bool promises_ = false;  // more than one rank: GPUs state their promises
 };
 
 }  // namespace pf::models::training

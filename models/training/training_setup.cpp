@@ -122,6 +122,7 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   shared_.graph_overhead = core::SimTime::from_seconds(std::min(kCudaGraphHostOverheadUs, e.training.host_overhead_us) *
                                                        e.hardware.node.host_overhead_scale * 1e-6);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
+  shared_.promises = e.simulation.lookahead == Lookahead::dynamic;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
 }
 

@@ -27,6 +27,13 @@ struct HostRouterModel {
   core::SimTime hop = core::SimTime::from_ns(100);
   core::SimTime host_link = core::SimTime::from_ns(2000);  // what the host really takes to reach its router
   std::vector<std::uint32_t> count = std::vector<std::uint32_t>(lps(), 0);
+  // Dynamic lookahead (core/promise_board.h): hosts send their kernel ends
+  // as quiet events and promise the next kernel end that sends a packet,
+  // `promise_late` later than the truth (a broken promise when positive).
+  bool promises = false;
+  core::SimTime promise_late;
+  std::vector<core::SimTime> next_compute = std::vector<core::SimTime>(lps());
+  std::uint32_t send_one_in = 8;  // kernels per packet a host sends, on average
 
   struct Packet {
     core::LpId to_host;
@@ -61,12 +68,32 @@ struct HostRouterModel {
       engine.send(engine.now() + hop + jitter, next, Packet{to_host});
       return;
     }
-    if (event.kind == core::kind_of<Packet>) return;  // delivered: the commit itself is what the digest records
-    // Compute for 1..5 us; one kernel in eight ends by sending a packet.
-    engine.send(engine.now() + core::SimTime::from_ns(1000 + mix(n, lp) % 4000), lp, Compute{});
-    if (mix(lp, n * 3) % 8 == 0) {
+    if (event.kind == core::kind_of<Packet>) {  // delivered: the commit itself is what the digest records
+      if (promises) engine.promise(next_send(lp));
+      return;
+    }
+    // Compute for 1..5 us; one kernel in `send_one_in` ends by sending a packet.
+    next_compute[lp] = engine.now() + duration(lp, n);
+    if (promises)
+      engine.send_quiet(next_compute[lp], Compute{});
+    else
+      engine.send(next_compute[lp], lp, Compute{});
+    if (sends(lp, n)) {
       const core::LpId to_host = kRouters + mix(n, lp * 7) % (kRouters * kHostsPerRouter);
       engine.send(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
+    }
+    if (promises) engine.promise(next_send(lp));
+  }
+
+  static core::SimTime duration(core::LpId lp, std::uint32_t n) { return core::SimTime::from_ns(1000 + mix(n, lp) % 4000); }
+  bool sends(core::LpId lp, std::uint32_t n) const { return mix(lp, n * 3) % send_one_in == 0; }
+  // The host's next kernel end that sends, if no packet arrives first (each
+  // arrival counts too, and the host promises again after it).
+  core::SimTime next_send(core::LpId lp) const {
+    core::SimTime t = next_compute[lp];
+    for (std::uint32_t n = count[lp] + 1;; ++n) {
+      if (sends(lp, n)) return t + promise_late;
+      t += duration(lp, n);
     }
   }
 };

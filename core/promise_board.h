@@ -1,0 +1,79 @@
+// Dynamic lookahead: what each LP promises about its next send to another LP.
+//
+// Why. A rank may run every event before the bound B = min over pending
+// events e of (e.time + d(e.dst)), d(lp) being the static delay from an event
+// at lp to any event on another rank (core/lookahead_queue.h). An LP that
+// mostly talks to itself — a GPU whose kernel completions start its next
+// kernel — binds B with every such event, though most of them send nothing
+// anywhere. The LP knows better: "nothing I do before time P, unless another
+// LP wakes me, reaches anyone else". This is the earliest output time of the
+// conservative-PDES literature (Nicol's "lookahead computation"; Chandy-Misra
+// null messages carrying a computed rather than a fixed lookahead).
+//
+// Contract. An LP sends the events it can bound to itself as quiet events
+// (LpContext::send_quiet) and, at the end of every event it handles while a
+// quiet event of its own is pending, states its promise (LpContext::promise):
+// the earliest time at which handling its quiet events — and anything they
+// schedule for it in turn — could send an event to another LP (the time of
+// handling: what it sends then arrives later still). Events from
+// other LPs are never quiet, and a quiet event is never sent elsewhere. Then
+//
+//   B = min( over pending non-quiet events e: e.time + d(e.dst),
+//            max( over LPs x with a quiet event pending: P(x) + d(x),
+//                 T + d_min ) )
+//
+// where T is the earliest pending event anywhere (no LP handles anything
+// before it) and d_min the smallest static lookahead: an LP that has not
+// promised, or promised below T, costs what an idle rank costs, never a
+// stalled window. The engine checks every promise: an event sent to another
+// LP while handling a quiet event earlier than the LP's promise stops the
+// run with an error naming the LP, on one rank as on many (LpContext::send).
+//
+// This class keeps the promises and, on more than one rank, the minimum of
+// P(x) + d(x) over the LPs of this rank with a quiet event pending: a
+// tournament tree over the local LPs, updated in O(log n) when a promise
+// changes or an LP's first quiet event arrives or its last leaves.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/event.h"
+#include "core/sim_time.h"
+
+namespace pf::core {
+
+class PromiseBoard {
+ public:
+  // lp_count: every LP of the model. tracked: the local LPs whose promises
+  // bound windows, with their static lookahead d(lp) (one rank: none; the
+  // promises are still kept, for the check).
+  void configure(std::size_t lp_count, const std::vector<LpId>& tracked, const std::vector<SimTime>& lookahead);
+
+  SimTime promise_of(LpId lp) const { return promise_[lp]; }
+  void promise(LpId lp, SimTime at) {
+    promise_[lp] = at;
+    if (!slot_.empty()) refresh(lp);
+  }
+  void quiet_pushed(LpId lp) {
+    if (!slot_.empty() && quiet_[lp]++ == 0) refresh(lp);
+  }
+  void quiet_popped(LpId lp) {
+    if (!slot_.empty() && --quiet_[lp] == 0) refresh(lp);
+  }
+  // min over tracked LPs with a quiet event pending of promise + lookahead;
+  // infinity when there is none.
+  SimTime earliest_output() const { return tree_.empty() ? SimTime::infinity() : tree_[1]; }
+
+ private:
+  void refresh(LpId lp);
+
+  std::vector<SimTime> promise_;       // per LP; -infinity until the LP promises
+  std::vector<std::uint32_t> quiet_;   // per LP: quiet events pending (tracked LPs only)
+  std::vector<std::uint32_t> slot_;    // per LP: its leaf in tree_ (tracked LPs only)
+  std::vector<SimTime> lookahead_;     // per LP
+  std::vector<SimTime> tree_;          // 1-based heap layout; leaves from leaves_
+  std::size_t leaves_ = 0;
+};
+
+}  // namespace pf::core

@@ -1,0 +1,138 @@
+// GpuExecutor::earliest_output: the GPU's promise to the engine (dynamic
+// lookahead, core/promise_board.h).
+//
+// A GPU's kernel completions are its quiet events. Handling one completes the
+// kernel, starts the next, lets the host issue more and starts whatever
+// communication became ready; only that last step — start_comm, a collective
+// or p2p op — sends to another LP (copies and host wake-ups are events to the
+// GPU itself). So the promise is a lower bound, over every communication op
+// not yet started, on when a kernel completion could start it:
+//
+//  - the compute stream runs one kernel at a time in issue order, so the j-th
+//    kernel not yet started completes no earlier than the running kernel's
+//    finish plus the shortest durations of the j kernels (priced duration
+//    over the fastest rate, one less picosecond each for rounding);
+//  - an op waiting on kernels starts no earlier than the latest of them;
+//  - collectives of one group start in issue order: no earlier than the
+//    previous one of the group; the first unstarted op of a group whose
+//    collective is under way, with nothing else to wait for, starts when that
+//    collective's completion event arrives — never in a kernel completion;
+//  - an op the host has not issued starts no earlier than its issue time;
+//  - an op the host has not pulled yet is pulled when the kernel before the
+//    one preceding it starts (the host keeps two kernels queued), so it starts
+//    no earlier than that; the program is read ahead (ahead_) to see it.
+// Comm and copy dependencies under way complete in events that are not quiet,
+// so they lower nothing; one not yet started is taken as done (a lower bound).
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "models/training/gpu_executor.h"
+
+namespace pf::models::training {
+namespace {
+
+using workload::Stream;
+
+// How far past the host's issue window the program is read for a bound.
+constexpr std::size_t kReadAheadOps = 16;
+// Compute kernels whose completion bounds are kept for dependency lookups.
+constexpr std::size_t kKernelBounds = 96;
+
+struct KernelBound {
+  std::uint32_t id = 0;
+  core::SimTime done;
+};
+
+}  // namespace
+
+core::SimTime GpuExecutor::earliest_output(core::SimTime now, const ExecutionShared& shared) {
+  // Unchanged state, unchanged bound (a later `now` could only raise it).
+  if (promised_version_ == version_) return promised_;
+  promised_version_ = version_;
+  promised_ = output_bound(now, shared);
+  return promised_;
+}
+
+core::SimTime GpuExecutor::output_bound(core::SimTime now, const ExecutionShared& shared) {
+  const core::SimTime never = core::SimTime::infinity();
+  if (!computing_) return never;  // only stale completions are pending: they do nothing
+  const core::SimTime margin = core::SimTime::from_ps(1);
+  // The fastest a kernel can run: rate 1, or 1 / overlap_slowdown if that is faster.
+  const double fastest = std::max(1.0, shared.overlap_slowdown > 0 ? 1.0 / shared.overlap_slowdown : 1.0);
+  const auto shortest = [&](double seconds) {
+    const core::SimTime d = core::SimTime::from_seconds(seconds / fastest) - margin;
+    return std::max(core::SimTime::zero(), d);
+  };
+
+  const core::SimTime running_done = kernel_.finish() - margin;
+  std::array<KernelBound, kKernelBounds> kernels;
+  std::size_t kernel_count = 0;
+  kernels[kernel_count++] = {computing_op_, running_done};
+  const auto done_of = [&](std::uint32_t id) {  // ids ascend: the running kernel, then issue order
+    const auto end = kernels.begin() + static_cast<std::ptrdiff_t>(kernel_count);
+    const auto it = std::lower_bound(kernels.begin(), end, id, [](const KernelBound& k, std::uint32_t v) { return k.id < v; });
+    if (it != end && it->id == id) return it->done;
+    return core::SimTime{std::numeric_limits<std::int64_t>::min()};  // done, or not a kernel
+  };
+  // Completion bounds of the last two kernels walked: an op not yet pulled
+  // follows `unstarted` kernels and is pulled when the one before the last of
+  // them starts, i.e. no earlier than the completion of the one before that.
+  core::SimTime done_last = running_done, done_before_last = running_done;
+  int unstarted = 0;
+  std::array<core::SimTime, workload::kGroupKindCount> group_start{};  // per group kind: last unstarted op's start bound
+  std::uint32_t group_seen = 0;                                   // bit per group kind: an unstarted op seen
+
+  core::SimTime best = never;
+  // op: a PendingOp or a workload::Op (the fields read are named alike).
+  const auto visit = [&](const auto& op, double seconds, bool pulled, std::uint8_t waiting, core::SimTime issue) {
+    const core::SimTime pull = pulled || unstarted < 2 ? running_done : done_before_last;
+    if (!pulled && pull >= best) return false;  // every later op is pulled later still
+    if (op.stream == Stream::compute) {
+      const core::SimTime done = std::max(done_last, pull) + shortest(seconds);
+      done_before_last = done_last;
+      done_last = done;
+      ++unstarted;
+      if (kernel_count < kKernelBounds) kernels[kernel_count++] = {op.id, done};
+      return true;
+    }
+    if (op.stream == Stream::copy) return true;
+    // Held at a host sync point (issue unknown): released at the earliest in
+    // a completion, issued after it.
+    core::SimTime start = issue.is_infinite() ? pull : std::max(pull, issue);
+    for (int d = 0; d < op.dep_count; ++d) start = std::max(start, done_of(op.deps[static_cast<std::size_t>(d)]));
+    core::SimTime quiet_start = start;
+    if (op.stream == Stream::comm) {
+      const auto kind = static_cast<std::size_t>(op.group.kind());
+      const std::uint32_t bit = 1u << kind;
+      if (group_seen & bit) {
+        start = std::max(start, group_start[kind]);
+        quiet_start = start;
+      } else if ((busy_groups_ & bit) && pulled && waiting == 0 && issue <= now) {
+        quiet_start = never;  // starts in the event that ends its group's collective
+      }
+      group_seen |= bit;
+      group_start[kind] = start;
+    }
+    best = std::min(best, quiet_start);
+    return true;
+  };
+
+  for (std::size_t i = first_unstarted_; i < pending_.size(); ++i) {
+    const PendingOp& p = pending_[i];
+    if (p.started) continue;
+    if (!visit(p, p.seconds, true, p.waiting, p.issue)) return best;
+  }
+  for (std::size_t i = 0;; ++i) {
+    if (i == ahead_.size() && (i >= kReadAheadOps || !read_ahead(shared))) {
+      // The program ends here, or the read-ahead stops: what follows is
+      // pulled no earlier than the op after the last one seen would be.
+      if (!program_done_) best = std::min(best, unstarted < 2 ? running_done : done_before_last);
+      return best;
+    }
+    const AheadOp& a = ahead_[i];
+    if (!visit(a.op, a.cost.seconds, false, 0, core::SimTime::zero())) return best;
+  }
+}
+
+}  // namespace pf::models::training
