@@ -117,7 +117,7 @@ class Engine : public LpContext {
   void configure_promises();
   // The promises' part of a bound (core/promise_board.h), given the earliest
   // time any LP of the run can next handle an event.
-  SimTime promised_bound(SimTime earliest) const {
+  SimTime promised_bound(SimTime earliest) {
     return std::max(promises_.earliest_output(), earliest + min_lookahead_);
   }
 

@@ -38,14 +38,22 @@ class LpContext {
   // (core/promise_board.h): handling it, and whatever it schedules, sends
   // nothing to another LP before the promise the LP states after each event.
   template <class Payload>
-  void send_quiet(SimTime at, const Payload& payload);
+  void send_quiet(SimTime at, const Payload& payload) {
+    send_quiet_to(at, current_lp_, payload);
+  }
+  // The same for another LP of this rank whose state the model knows (a
+  // server's GPUs): the model then states that LP's promise (promise_for).
+  template <class Payload>
+  void send_quiet_to(SimTime at, LpId dst, const Payload& payload);
   // The current LP's promise: with no event from another LP, handling its
   // quiet events sends nothing to another LP before time `at` (the handling
-  // time; the events sent then arrive later still). Stated at the end of each event
-  // the LP handles while it has a quiet event pending; checked on every send.
-  void promise(SimTime at) {
-    promises_.promise(current_lp_, at);
-    if (observer_) [[unlikely]] observer_->promised(current_lp_, at);
+  // time; the events sent then arrive later still). Stated at the end of each
+  // event the LP handles while it has a quiet event pending; checked on every send.
+  void promise(SimTime at) { promise_for(current_lp_, at); }
+  // Another local LP's promise, after sending it a quiet event.
+  void promise_for(LpId lp, SimTime at) {
+    promises_.promise(lp, at);
+    if (observer_) [[unlikely]] observer_->promised(lp, at);
   }
 
   // Whether promises bound anything: more than one rank, or a one-rank run
@@ -144,20 +152,24 @@ inline void LpContext::push_local(const Event& event) {
 }
 
 template <class Payload>
-inline void LpContext::send_quiet(SimTime at, const Payload& payload) {
+inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payload) {
   Event event;
   event.time = at;
-  event.dst = current_lp_;
+  event.dst = dst;
   event.src = current_lp_;
   event.seq = send_seq_[current_lp_]++;
   event.kind = kind_of<Payload>;
   event.flags = kQuietEvent;
   event.set(payload);
   if (at < now_) [[unlikely]] {
-    reject_send(at, current_lp_, "into the past");
+    reject_send(at, dst, "into the past");
     return;
   }
-  promises_.quiet_pushed(current_lp_);
+  if (lp_rank_[dst] != rank_) [[unlikely]] {
+    reject_send(at, dst, "as a quiet event to another rank (quiet events stay on their rank)");
+    return;
+  }
+  promises_.quiet_pushed(dst);
   push_local(event);
 }
 

@@ -18,12 +18,24 @@ void PromiseBoard::configure(std::size_t lp_count, const std::vector<LpId>& trac
   tree_.clear();
   if (tracked.empty()) return;
   quiet_.assign(lp_count, 0);
+  touched_.assign(lp_count, 0);
+  changed_.clear();
   slot_.assign(lp_count, kUntracked);
   lookahead_ = lookahead;
   leaves_ = 1;
   while (leaves_ < tracked.size()) leaves_ *= 2;
   tree_.assign(2 * leaves_, SimTime::infinity());
   for (std::size_t i = 0; i < tracked.size(); ++i) slot_[tracked[i]] = static_cast<std::uint32_t>(i);
+}
+
+SimTime PromiseBoard::earliest_output() {
+  if (tree_.empty()) return SimTime::infinity();
+  for (LpId lp : changed_) {
+    touched_[lp] = 0;
+    refresh(lp);
+  }
+  changed_.clear();
+  return tree_[1];
 }
 
 void PromiseBoard::refresh(LpId lp) {

@@ -15,8 +15,10 @@
 // quiet event of its own is pending, states its promise (LpContext::promise):
 // the earliest time at which handling its quiet events — and anything they
 // schedule for it in turn — could send an event to another LP (the time of
-// handling: what it sends then arrives later still). Events from
-// other LPs are never quiet, and a quiet event is never sent elsewhere. Then
+// handling: what it sends then arrives later still). A quiet event may also
+// go to another LP of the same rank whose state the model knows (a server's
+// GPUs, LpContext::send_quiet_to); the model then states that LP's promise
+// at once (promise_for). Events from other ranks are never quiet. Then
 //
 //   B = min( over pending non-quiet events e: e.time + d(e.dst),
 //            max( over LPs x with a quiet event pending: P(x) + d(x),
@@ -31,8 +33,8 @@
 //
 // This class keeps the promises and, on more than one rank, the minimum of
 // P(x) + d(x) over the LPs of this rank with a quiet event pending: a
-// tournament tree over the local LPs, updated in O(log n) when a promise
-// changes or an LP's first quiet event arrives or its last leaves.
+// tournament tree over the local LPs; an LP whose promise or quiet count
+// changed is settled in O(log n) once, when the bound is next asked for.
 #pragma once
 
 #include <cstdint>
@@ -52,20 +54,27 @@ class PromiseBoard {
 
   SimTime promise_of(LpId lp) const { return promise_[lp]; }
   void promise(LpId lp, SimTime at) {
+    if (promise_[lp] == at) return;
     promise_[lp] = at;
-    if (!slot_.empty()) refresh(lp);
+    touch(lp);
   }
   void quiet_pushed(LpId lp) {
-    if (!slot_.empty() && quiet_[lp]++ == 0) refresh(lp);
+    if (!slot_.empty() && quiet_[lp]++ == 0) touch(lp);
   }
   void quiet_popped(LpId lp) {
-    if (!slot_.empty() && --quiet_[lp] == 0) refresh(lp);
+    if (!slot_.empty() && --quiet_[lp] == 0) touch(lp);
   }
   // min over tracked LPs with a quiet event pending of promise + lookahead;
-  // infinity when there is none.
-  SimTime earliest_output() const { return tree_.empty() ? SimTime::infinity() : tree_[1]; }
+  // infinity when there is none. Settles the LPs changed since the last call
+  // (once each, however often they changed: a kernel's end pops and pushes).
+  SimTime earliest_output();
 
  private:
+  void touch(LpId lp) {
+    if (slot_.empty() || touched_[lp]) return;
+    touched_[lp] = 1;
+    changed_.push_back(lp);
+  }
   void refresh(LpId lp);
 
   std::vector<SimTime> promise_;       // per LP; -infinity until the LP promises
@@ -73,6 +82,8 @@ class PromiseBoard {
   std::vector<std::uint32_t> slot_;    // per LP: its leaf in tree_ (tracked LPs only)
   std::vector<SimTime> lookahead_;     // per LP
   std::vector<SimTime> tree_;          // 1-based heap layout; leaves from leaves_
+  std::vector<std::uint8_t> touched_;  // per LP: in changed_
+  std::vector<LpId> changed_;          // tracked LPs whose leaf is out of date
   std::size_t leaves_ = 0;
 };
 

@@ -95,7 +95,7 @@ class WindowProjection {
   // their times, and each LP's promise while it has one pending.
   bool separate_quiet_ = false;
   MinHeap quiet_;
-  PromiseBoard promises_;
+  mutable PromiseBoard promises_;  // settles its changed LPs when bound() asks
   SimTime min_lookahead_;
 
   bool open_ = false;

@@ -178,19 +178,20 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
 }
 
 bool GpuExecutor::read_ahead(const ExecutionShared& shared) {
-  if (program_done_) return false;
-  AheadOp& a = ahead_.emplace_back();
+  if (program_done_ || ahead_size_ == kAheadCapacity) return false;
+  if (ahead_ring_.empty()) ahead_ring_.resize(kAheadCapacity);
+  AheadOp& a = ahead(ahead_size_);
   if (!program_.next(a.op)) {
-    ahead_.pop_back();
     program_done_ = true;
     return false;
   }
   if (a.op.stream == Stream::compute) a.cost = shared.conditions->price(gpu(), a.op);
+  ++ahead_size_;
   return true;
 }
 
 bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, const ExecutionShared& shared) {
-  if (ahead_.empty()) {  // straight from the program (one rank never reads ahead)
+  if (ahead_size_ == 0) {  // straight from the program (one rank never reads ahead)
     if (program_done_ || !program_.next(op)) {
       program_done_ = true;
       return false;
@@ -198,9 +199,11 @@ bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, const ExecutionS
     if (op.stream == Stream::compute) cost = shared.conditions->price(gpu(), op);
     return true;
   }
-  op = ahead_.front().op;
-  cost = ahead_.front().cost;
-  ahead_.pop_front();
+  const AheadOp& a = ahead(0);
+  op = a.op;
+  cost = a.cost;
+  ahead_head_ = (ahead_head_ + 1) % kAheadCapacity;
+  --ahead_size_;
   return true;
 }
 
@@ -250,7 +253,7 @@ bool GpuExecutor::start_ready(core::LpContext& engine, ExecutionShared& shared) 
         if (blocked) continue;
         blocked = true;
         if (p.waiting == 0 && issued(engine, p)) {
-          start_copy(engine, p);
+          start_copy(engine, shared, p);
           started = true;
         }
         break;
@@ -355,22 +358,38 @@ void GpuExecutor::start_comm(core::LpContext& engine, ExecutionShared& shared, P
   }
   const collective::Completion c = shared.collectives->start(engine, gpu(), r, p.id);
   if (c.done && c.not_before > engine.now())
-    engine.send(c.not_before + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{p.id});
+    schedule_comm_done(engine, shared, p, c.not_before + shared.comm_overhead);
   else if (c.done)
     immediate_.push_back(p.id);
 }
 
-void GpuExecutor::start_copy(core::LpContext& engine, PendingOp& p) {
+void GpuExecutor::start_copy(core::LpContext& engine, const ExecutionShared& shared, PendingOp& p) {
   time_.advance(engine.now());
   time_.copy_started();
   mark_started(p);
   p.start = engine.now();
   copying_[copy_engine(p)] = true;
-  engine.send(engine.now() + core::SimTime::from_seconds(p.seconds), static_cast<core::LpId>(gpu()), CommDone{p.id});
+  schedule_comm_done(engine, shared, p, engine.now() + core::SimTime::from_seconds(p.seconds));
+}
+
+void GpuExecutor::schedule_comm_done(core::LpContext& engine, const ExecutionShared& shared, PendingOp& p,
+                                     core::SimTime at) {
+  if (!shared.promises) {
+    engine.send(at, static_cast<core::LpId>(gpu()), CommDone{p.id});
+    return;
+  }
+  p.quiet_done = at;
+  engine.send_quiet(at, CommDone{p.id});
+}
+
+void GpuExecutor::note_quiet_completion(std::uint32_t op, core::SimTime at) {
+  ++version_;
+  pending_[find(op)].quiet_done = at;
 }
 
 void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
   ++version_;
+  last_now_ = engine.now();
   for (;;) {
     bool progressed = pull_ops(engine, shared);
     progressed |= start_ready(engine, shared);
@@ -387,6 +406,7 @@ void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
 void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
                                   std::uint32_t token) {
   ++version_;
+  last_now_ = engine.now();
   if (!computing_ || op != computing_op_ || token != kernel_.token()) return;  // re-timed since
   time_.advance(engine.now());
   time_.compute_ended();
@@ -398,9 +418,10 @@ void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shar
 void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
                                     core::SimTime not_before) {
   ++version_;
+  last_now_ = engine.now();
   const core::SimTime at = std::max(engine.now(), not_before);
   if (shared.comm_overhead > core::SimTime::zero() || at > engine.now()) {
-    engine.send(at + shared.comm_overhead, static_cast<core::LpId>(gpu()), CommDone{op});
+    schedule_comm_done(engine, shared, pending_[find(op)], at + shared.comm_overhead);
     return;
   }
   on_comm_done(engine, shared, op);
@@ -408,6 +429,7 @@ void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& sh
 
 void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
   ++version_;
+  last_now_ = engine.now();
   const std::size_t index = find(op);
   const PendingOp& p = pending_[index];
   time_.advance(engine.now());

@@ -49,7 +49,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "core/lp_context.h"
@@ -134,7 +133,11 @@ class GpuExecutor {
   // kernel completions (its quiet events), with no other event reaching it,
   // could start a collective or p2p op, i.e. send to another LP. Infinity
   // when no kernel runs. Reads the program ahead of the host where needed.
-  core::SimTime earliest_output(core::SimTime now, const ExecutionShared& shared);
+  // A server's last member scheduled this GPU's op to complete at `at` as a
+  // quiet event (ServerCollectives); the GPU's promise must be stated again.
+  void note_quiet_completion(std::uint32_t op, core::SimTime at);
+  // after_quiet: the event just handled was one of its quiet events.
+  core::SimTime earliest_output(core::SimTime now, bool after_quiet, const ExecutionShared& shared);
 
   int gpu() const { return program_.gpu(); }
   double progress() const { return program_.progress(); }  // of its program's issue, 0..1
@@ -172,6 +175,7 @@ class GpuExecutor {
     double seconds = 0;         // compute ops: the priced duration
     core::SimTime start;
     core::SimTime issue;        // when the host has issued it (max: not yet known)
+    core::SimTime quiet_done = core::SimTime::infinity();  // its completion, when scheduled as a quiet event
     std::array<std::uint32_t, workload::kMaxDeps> deps{};
 
     // What the executor keeps of a program's op, and back (for reports: the
@@ -196,9 +200,11 @@ class GpuExecutor {
   bool start_ready(core::LpContext& engine, ExecutionShared& shared);
   void start_compute(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
   void start_comm(core::LpContext& engine, ExecutionShared& shared, PendingOp& p);
-  void start_copy(core::LpContext& engine, PendingOp& p);
+  void start_copy(core::LpContext& engine, const ExecutionShared& shared, PendingOp& p);
   void complete(core::LpContext& engine, ExecutionShared& shared, std::size_t index);  // of pending_
   void schedule_compute_done(core::LpContext& engine, const ExecutionShared& shared, core::SimTime end);
+  // CommDone for p at `at`: quiet under promises (p.quiet_done records it).
+  void schedule_comm_done(core::LpContext& engine, const ExecutionShared& shared, PendingOp& p, core::SimTime at);
   // A collective started or ended: re-time the running kernel if the rate changed.
   void retime_compute(core::LpContext& engine, const ExecutionShared& shared);
   // The rate a compute kernel progresses at beside the collectives under way.
@@ -236,12 +242,17 @@ class GpuExecutor {
     workload::Op op;
     CostEstimate cost;
   };
-  std::deque<AheadOp> ahead_;
+  // A ring of at most kAheadCapacity ops: no allocation once built.
+  static constexpr std::size_t kAheadCapacity = 8;
+  std::vector<AheadOp> ahead_ring_;
+  std::size_t ahead_head_ = 0, ahead_size_ = 0;
+  AheadOp& ahead(std::size_t i) { return ahead_ring_[(ahead_head_ + i) % kAheadCapacity]; }
   bool program_done_ = false;  // the program has no op left to read ahead
   // earliest_output()'s memo: the executor's state changes at every entry
   // point (version_), not when the GPU's LP only forwards network traffic.
-  core::SimTime output_bound(core::SimTime now, const ExecutionShared& shared);
+  core::SimTime output_bound(const ExecutionShared& shared);
   std::uint64_t version_ = 0;
+  core::SimTime last_now_;  // the time of the last event that reached the executor
   std::uint64_t promised_version_ = ~std::uint64_t{0};
   core::SimTime promised_;
   TimeAccounting time_;

@@ -35,7 +35,7 @@ namespace {
 using workload::Stream;
 
 // How far past the host's issue window the program is read for a bound.
-constexpr std::size_t kReadAheadOps = 16;
+constexpr std::size_t kReadAheadOps = 4;
 // Compute kernels whose completion bounds are kept for dependency lookups.
 constexpr std::size_t kKernelBounds = 96;
 
@@ -46,39 +46,69 @@ struct KernelBound {
 
 }  // namespace
 
-core::SimTime GpuExecutor::earliest_output(core::SimTime now, const ExecutionShared& shared) {
+core::SimTime GpuExecutor::earliest_output(core::SimTime now, bool after_quiet, const ExecutionShared& shared) {
   // Unchanged state, unchanged bound (a later `now` could only raise it).
-  if (promised_version_ == version_) return promised_;
+  // After a quiet event the last promise still holds (it covered every state
+  // quiet events lead to) until its time comes; only then is it worth the walk.
+  if (promised_version_ == version_ || (after_quiet && promised_ > now)) return promised_;
   promised_version_ = version_;
-  promised_ = output_bound(now, shared);
+  promised_ = output_bound(shared);
   return promised_;
 }
 
-core::SimTime GpuExecutor::output_bound(core::SimTime now, const ExecutionShared& shared) {
+core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
   const core::SimTime never = core::SimTime::infinity();
-  if (!computing_) return never;  // only stale completions are pending: they do nothing
   const core::SimTime margin = core::SimTime::from_ps(1);
+  // Completions already scheduled as quiet events: the earliest, and per
+  // group kind that of the collective under way.
+  core::SimTime first_completion = never, comm_completion = never;
+  std::array<core::SimTime, workload::kGroupKindCount> group_done;
+  group_done.fill(never);
+  for (const PendingOp& p : pending_) {  // started ops may follow unstarted ones
+    if (!p.started || p.quiet_done == never) continue;
+    first_completion = std::min(first_completion, p.quiet_done);
+    if (p.stream == Stream::comm) {
+      comm_completion = std::min(comm_completion, p.quiet_done);
+      group_done[static_cast<std::size_t>(p.group.kind())] = p.quiet_done;
+    }
+  }
+  if (!computing_ && first_completion == never) return never;  // only stale kernel ends: they do nothing
   // The fastest a kernel can run: rate 1, or 1 / overlap_slowdown if that is faster.
   const double fastest = std::max(1.0, shared.overlap_slowdown > 0 ? 1.0 / shared.overlap_slowdown : 1.0);
   const auto shortest = [&](double seconds) {
     const core::SimTime d = core::SimTime::from_seconds(seconds / fastest) - margin;
     return std::max(core::SimTime::zero(), d);
   };
+  // The running kernel ends sooner than planned if a collective ends first
+  // and gives its SMs back.
+  core::SimTime running_done = never;
+  if (computing_) {
+    running_done = kernel_.finish();
+    if (comm_completion < running_done) running_done = std::min(running_done, kernel_.earliest_finish(fastest));
+    running_done = running_done - margin;
+  }
+  // Nothing starts before the GPU's first quiet event.
+  const core::SimTime base = std::min(running_done, first_completion);
 
-  const core::SimTime running_done = kernel_.finish() - margin;
   std::array<KernelBound, kKernelBounds> kernels;
   std::size_t kernel_count = 0;
-  kernels[kernel_count++] = {computing_op_, running_done};
+  if (computing_) kernels[kernel_count++] = {computing_op_, running_done};
+  const core::SimTime none{std::numeric_limits<std::int64_t>::min()};
   const auto done_of = [&](std::uint32_t id) {  // ids ascend: the running kernel, then issue order
     const auto end = kernels.begin() + static_cast<std::ptrdiff_t>(kernel_count);
     const auto it = std::lower_bound(kernels.begin(), end, id, [](const KernelBound& k, std::uint32_t v) { return k.id < v; });
     if (it != end && it->id == id) return it->done;
-    return core::SimTime{std::numeric_limits<std::int64_t>::min()};  // done, or not a kernel
+    // A collective, p2p op or copy under way whose completion is a quiet event.
+    const auto op = std::lower_bound(pending_.begin(), pending_.end(), id,
+                                     [](const PendingOp& p, std::uint32_t v) { return p.id < v; });
+    if (op != pending_.end() && op->id == id && op->started && op->quiet_done != never) return op->quiet_done;
+    return none;  // done, or ends in an event that is not quiet
   };
-  // Completion bounds of the last two kernels walked: an op not yet pulled
+  // Completion bounds of the last three kernels walked: an op not yet pulled
   // follows `unstarted` kernels and is pulled when the one before the last of
   // them starts, i.e. no earlier than the completion of the one before that.
-  core::SimTime done_last = running_done, done_before_last = running_done;
+  core::SimTime done_last = computing_ ? running_done : base, done_before_last = done_last,
+                done_two_before = done_last;
   int unstarted = 0;
   std::array<core::SimTime, workload::kGroupKindCount> group_start{};  // per group kind: last unstarted op's start bound
   std::uint32_t group_seen = 0;                                   // bit per group kind: an unstarted op seen
@@ -86,10 +116,11 @@ core::SimTime GpuExecutor::output_bound(core::SimTime now, const ExecutionShared
   core::SimTime best = never;
   // op: a PendingOp or a workload::Op (the fields read are named alike).
   const auto visit = [&](const auto& op, double seconds, bool pulled, std::uint8_t waiting, core::SimTime issue) {
-    const core::SimTime pull = pulled || unstarted < 2 ? running_done : done_before_last;
+    const core::SimTime pull = pulled || unstarted < 2 ? base : done_two_before;
     if (!pulled && pull >= best) return false;  // every later op is pulled later still
     if (op.stream == Stream::compute) {
       const core::SimTime done = std::max(done_last, pull) + shortest(seconds);
+      done_two_before = done_before_last;
       done_before_last = done_last;
       done_last = done;
       ++unstarted;
@@ -108,8 +139,16 @@ core::SimTime GpuExecutor::output_bound(core::SimTime now, const ExecutionShared
       if (group_seen & bit) {
         start = std::max(start, group_start[kind]);
         quiet_start = start;
-      } else if ((busy_groups_ & bit) && pulled && waiting == 0 && issue <= now) {
-        quiet_start = never;  // starts in the event that ends its group's collective
+      } else if (busy_groups_ & bit) {
+        // Behind its group's collective under way: starts when that one ends,
+        // in its quiet completion if it has one, else (if nothing else holds
+        // it) in an event that is not quiet.
+        if (group_done[kind] != never) {
+          start = std::max(start, group_done[kind]);
+          quiet_start = start;
+        } else if (pulled && waiting == 0 && issue <= last_now_) {
+          quiet_start = never;
+        }
       }
       group_seen |= bit;
       group_start[kind] = start;
@@ -124,13 +163,13 @@ core::SimTime GpuExecutor::output_bound(core::SimTime now, const ExecutionShared
     if (!visit(p, p.seconds, true, p.waiting, p.issue)) return best;
   }
   for (std::size_t i = 0;; ++i) {
-    if (i == ahead_.size() && (i >= kReadAheadOps || !read_ahead(shared))) {
+    if (i == ahead_size_ && (i >= kReadAheadOps || !read_ahead(shared))) {
       // The program ends here, or the read-ahead stops: what follows is
       // pulled no earlier than the op after the last one seen would be.
-      if (!program_done_) best = std::min(best, unstarted < 2 ? running_done : done_before_last);
+      if (!program_done_) best = std::min(best, unstarted < 2 ? base : done_two_before);
       return best;
     }
-    const AheadOp& a = ahead_[i];
+    const AheadOp& a = ahead(i);
     if (!visit(a.op, a.cost.seconds, false, 0, core::SimTime::zero())) return best;
   }
 }

@@ -40,6 +40,10 @@ class KernelProgress {
   std::uint32_t token() const { return token_; }
   // When the running kernel ends at its current rate.
   core::SimTime finish() const { return since_ + core::SimTime::from_seconds(left_s_ / rate_); }
+  // The soonest it can end if its rate rises to `fastest` (collectives end).
+  core::SimTime earliest_finish(double fastest) const {
+    return since_ + core::SimTime::from_seconds(left_s_ / fastest);
+  }
 
  private:
   double left_s_ = 0;

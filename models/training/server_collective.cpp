@@ -65,7 +65,12 @@ void ServerCollectives::arrive(core::LpContext& engine, std::uint32_t group, std
   for (const auto& [member, id] : w.members) {
     if (!engine.is_local(static_cast<core::LpId>(member)))
       throw SimulationError("training: server group " + std::to_string(group) + " is split across MPI ranks");
-    engine.send(done, static_cast<core::LpId>(member), CommDone{id});
+    if (quiet_) {
+      engine.send_quiet_to(done, static_cast<core::LpId>(member), CommDone{id});
+      scheduled_.push_back({member, id, done});
+    } else {
+      engine.send(done, static_cast<core::LpId>(member), CommDone{id});
+    }
   }
   w.members.clear();
 }

@@ -46,6 +46,17 @@ class ServerCollectives {
   void arrive(core::LpContext& engine, std::uint32_t group, std::uint32_t seq, workload::Collective op,
               std::uint64_t bytes, int gpu, std::uint32_t op_id, core::SimTime overhead);
 
+  // Dynamic lookahead (core/promise_board.h): the completions go out as
+  // quiet events, and each is kept until the model has told the member's
+  // executor and stated the member's promise (TrainingModel::on_event).
+  struct Scheduled {
+    int gpu = 0;
+    std::uint32_t op = 0;
+    core::SimTime at;
+  };
+  void set_quiet(bool quiet) { quiet_ = quiet; }
+  std::vector<Scheduled>& scheduled() { return scheduled_; }
+
  private:
   struct Waiting {
     std::uint32_t seq = 0;
@@ -57,6 +68,8 @@ class ServerCollectives {
   std::vector<std::uint8_t> servers_;  // per dense group: 1 when it lies inside one server
   std::vector<int> expected_;          // per dense group: members that join (all unless folded)
   std::vector<Waiting> waiting_;       // per dense group
+  bool quiet_ = false;
+  std::vector<Scheduled> scheduled_;
 };
 
 }  // namespace pf::models::training

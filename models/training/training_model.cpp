@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/training/cross_server_collective.h"
+#include "models/training/server_collective.h"
 
 namespace pf::models::training {
 
@@ -25,6 +26,7 @@ void TrainingModel::seed(core::LpContext& engine) {
   // simulation.lookahead: dynamic. One rank never synchronises: no promise
   // is needed (nor checked) unless the run projects other rank counts' windows.
   promises_ = shared_.promises && engine.wants_promises();
+  if (shared_.server != nullptr) shared_.server->set_quiet(promises_);
   for (const GpuExecutor& g : gpus_)
     engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), GpuStart{});
 }
@@ -43,10 +45,22 @@ void TrainingModel::delivered(core::LpContext& engine, const collective::Complet
 
 void TrainingModel::on_event(core::LpContext& engine, const core::Event& event) {
   handle(engine, event);
-  // A GPU's promise follows every event it handles (its kernel completions
-  // are quiet: core/promise_board.h, gpu_output_bound.cpp).
-  if (promises_ && event.dst < slot_.size() && slot_[event.dst] >= 0)
-    engine.promise(executor(event.dst).earliest_output(engine.now(), shared_));
+  if (!promises_) return;
+  // A GPU's promise follows every event it handles (its kernel and
+  // collective completions are quiet: core/promise_board.h,
+  // gpu_output_bound.cpp), and every quiet completion a server's last member
+  // sends it.
+  if (shared_.server != nullptr && !shared_.server->scheduled().empty()) {
+    for (const ServerCollectives::Scheduled& s : shared_.server->scheduled()) {
+      GpuExecutor& member = executor(static_cast<core::LpId>(s.gpu));
+      member.note_quiet_completion(s.op, s.at);
+      if (static_cast<core::LpId>(s.gpu) != event.dst)
+        engine.promise_for(static_cast<core::LpId>(s.gpu), member.earliest_output(engine.now(), false, shared_));
+    }
+    shared_.server->scheduled().clear();
+  }
+  if (event.dst < slot_.size() && slot_[event.dst] >= 0)
+    engine.promise(executor(event.dst).earliest_output(engine.now(), (event.flags & core::kQuietEvent) != 0, shared_));
 }
 
 void TrainingModel::handle(core::LpContext& engine, const core::Event& event) {

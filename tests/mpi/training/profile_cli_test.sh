@@ -5,6 +5,8 @@
 #    that the 2- and 4-rank runs record (same partition, same windows);
 #  - every figure of the report is the same with and without the profile;
 #  - projected rank counts above the server count are listed as skipped;
+#  - with simulation.lookahead: dynamic, the same report on 1, 2 and 4 ranks,
+#    fewer windows than static, projection and recorded runs still equal;
 #  - bad input exits 2 with one line and before simulating: null_message
 #    sync on more than one rank, an unwritable FILE, a bad --profile-ranks.
 # usage: profile_cli_test.sh PREFLIGHT MPIEXEC SOURCE_ROOT
@@ -60,6 +62,43 @@ for n in (2, 4):
 for b in bad: print("FAIL:", b)
 if not bad: print(f"ok   projection == recorded run on 2 and 4 ranks: {proj[2]['windows']} windows, "
                   f"busiest-rank events {proj[2]['max_events_sum']} / {proj[4]['max_events_sum']} of {events}")
+sys.exit(1 if bad else 0)
+PY
+
+# simulation.lookahead: dynamic (GPUs' promises, core/promise_board.h): the
+# same report as static on 1, 2 and 4 ranks, fewer windows than static, and
+# the one-rank projection still equal to the recorded runs.
+dyn=(--set simulation.lookahead=dynamic)
+"$preflight" run "$exp" "${plan[@]}" "${dyn[@]}" --out "$work/d1" --profile-parallelism "$work/d1.h5" \
+  --profile-ranks 2,4 > /dev/null 2>&1 || fail "dynamic profiled run exited $?"
+for n in 2 4; do
+  mpi "$n" "$preflight" run "$exp" "${plan[@]}" "${dyn[@]}" --quiet --out "$work/d$n" \
+    --profile-parallelism "$work/d$n.h5" > /dev/null 2>&1 || fail "$n-rank dynamic run exited $?"
+done
+/usr/bin/python3 - "$work" <<'PY' || status=1
+import json, sys
+import h5py
+w = sys.argv[1]
+bad = []
+def report(d):  # less the configuration's hash: the lookahead key differs
+    r = json.load(open(f"{w}/{d}/report.json"))
+    for k in ("simulation", "version", "config_sha256"): r.pop(k, None)
+    return r
+for d in ("d1", "d2", "d4"):
+    if report(d) != report("plain"): bad.append(f"{d}: report differs from the static run")
+with h5py.File(f"{w}/d1.h5") as f:
+    p = f["projection"]
+    rows = {int(k): i for i, k in enumerate(p["ranks"][:])}
+    proj = {k: int(p["windows"][i]) for k, i in rows.items()}
+    by_promise = {k: int(p["bound_by_promise"][i]) for k, i in rows.items()}
+for n in (2, 4):
+    with h5py.File(f"{w}/d{n}.h5") as f: dyn = f["windows/events"].shape[0]
+    with h5py.File(f"{w}/r{n}.h5") as f: fixed = f["windows/events"].shape[0]
+    if dyn != proj[n]: bad.append(f"{n} ranks dynamic: projected {proj[n]} windows vs recorded {dyn}")
+    if not dyn < fixed: bad.append(f"{n} ranks: dynamic {dyn} windows, not fewer than static {fixed}")
+    if by_promise[n] <= 0: bad.append(f"{n} ranks: no window bound by a promise")
+    print(f"ok   dynamic lookahead, {n} ranks: {dyn} windows (static {fixed}), {by_promise[n]} bound by promises") if not bad else None
+for b in bad: print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
 
