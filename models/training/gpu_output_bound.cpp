@@ -93,16 +93,29 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
   std::array<KernelBound, kKernelBounds> kernels;
   std::size_t kernel_count = 0;
   if (computing_) kernels[kernel_count++] = {computing_op_, running_done};
-  const core::SimTime none{std::numeric_limits<std::int64_t>::min()};
-  const auto done_of = [&](std::uint32_t id) {  // ids ascend: the running kernel, then issue order
+  // What a dependency's completion is to an op waiting on it: a kernel or a
+  // quiet completion (a bound it ends no earlier than), an op that needs an
+  // event which is not quiet first (the network's delivery of a collective:
+  // the promise is stated again then), an op not started yet (taken as
+  // possibly quiet, no bound), or done.
+  enum class Gate : std::uint8_t { done, quiet, not_quiet };
+  const auto gate_of = [&](std::uint32_t id, core::SimTime& bound) {
     const auto end = kernels.begin() + static_cast<std::ptrdiff_t>(kernel_count);
     const auto it = std::lower_bound(kernels.begin(), end, id, [](const KernelBound& k, std::uint32_t v) { return k.id < v; });
-    if (it != end && it->id == id) return it->done;
-    // A collective, p2p op or copy under way whose completion is a quiet event.
+    if (it != end && it->id == id) {
+      bound = std::max(bound, it->done);
+      return Gate::quiet;
+    }
     const auto op = std::lower_bound(pending_.begin(), pending_.end(), id,
                                      [](const PendingOp& p, std::uint32_t v) { return p.id < v; });
-    if (op != pending_.end() && op->id == id && op->started && op->quiet_done != never) return op->quiet_done;
-    return none;  // done, or ends in an event that is not quiet
+    if (op != pending_.end() && op->id == id) {
+      if (!op->started) return Gate::quiet;
+      if (op->quiet_done == never) return Gate::not_quiet;
+      bound = std::max(bound, op->quiet_done);
+      return Gate::quiet;
+    }
+    if (!pending_.empty() && id > pending_.back().id) return Gate::quiet;  // read ahead, not pulled
+    return Gate::done;
   };
   // Completion bounds of the last three kernels walked: an op not yet pulled
   // follows `unstarted` kernels and is pulled when the one before the last of
@@ -115,7 +128,7 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
 
   core::SimTime best = never;
   // op: a PendingOp or a workload::Op (the fields read are named alike).
-  const auto visit = [&](const auto& op, double seconds, bool pulled, std::uint8_t waiting, core::SimTime issue) {
+  const auto visit = [&](const auto& op, double seconds, bool pulled, core::SimTime issue) {
     const core::SimTime pull = pulled || unstarted < 2 ? base : done_two_before;
     if (!pulled && pull >= best) return false;  // every later op is pulled later still
     if (op.stream == Stream::compute) {
@@ -128,31 +141,41 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
       return true;
     }
     if (op.stream == Stream::copy) return true;
-    // Held at a host sync point (issue unknown): released at the earliest in
-    // a completion, issued after it.
-    core::SimTime start = issue.is_infinite() ? pull : std::max(pull, issue);
-    for (int d = 0; d < op.dep_count; ++d) start = std::max(start, done_of(op.deps[static_cast<std::size_t>(d)]));
-    core::SimTime quiet_start = start;
+    // The op starts in the event that opens the last of its gates. With one
+    // gate that only an event which is not quiet can open, and none a quiet
+    // one can, it never starts in a quiet event; otherwise no earlier than
+    // every gate's bound.
+    bool quiet_gate = !pulled, not_quiet_gate = false;
+    core::SimTime start = pull;
+    for (int d = 0; d < op.dep_count; ++d) {
+      const Gate g = gate_of(op.deps[static_cast<std::size_t>(d)], start);
+      quiet_gate |= g == Gate::quiet;
+      not_quiet_gate |= g == Gate::not_quiet;
+    }
+    if (issue.is_infinite()) {
+      quiet_gate = true;  // held at a host sync point: released in a completion, issued after it
+    } else if (issue > last_now_) {
+      quiet_gate = true;
+      start = std::max(start, issue);
+    }
     if (op.stream == Stream::comm) {
       const auto kind = static_cast<std::size_t>(op.group.kind());
       const std::uint32_t bit = 1u << kind;
-      if (group_seen & bit) {
+      if (group_seen & bit) {  // behind an earlier op of its group, not started yet
+        quiet_gate = true;
         start = std::max(start, group_start[kind]);
-        quiet_start = start;
-      } else if (busy_groups_ & bit) {
-        // Behind its group's collective under way: starts when that one ends,
-        // in its quiet completion if it has one, else (if nothing else holds
-        // it) in an event that is not quiet.
+      } else if (busy_groups_ & bit) {  // behind its group's collective under way
         if (group_done[kind] != never) {
+          quiet_gate = true;
           start = std::max(start, group_done[kind]);
-          quiet_start = start;
-        } else if (pulled && waiting == 0 && issue <= last_now_) {
-          quiet_start = never;
+        } else {
+          not_quiet_gate = true;
         }
       }
       group_seen |= bit;
       group_start[kind] = start;
     }
+    const core::SimTime quiet_start = !quiet_gate && not_quiet_gate ? never : start;
     best = std::min(best, quiet_start);
     return true;
   };
@@ -160,7 +183,7 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
   for (std::size_t i = first_unstarted_; i < pending_.size(); ++i) {
     const PendingOp& p = pending_[i];
     if (p.started) continue;
-    if (!visit(p, p.seconds, true, p.waiting, p.issue)) return best;
+    if (!visit(p, p.seconds, true, p.issue)) return best;
   }
   for (std::size_t i = 0;; ++i) {
     if (i == ahead_size_ && (i >= kReadAheadOps || !read_ahead(shared))) {
@@ -170,7 +193,7 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
       return best;
     }
     const AheadOp& a = ahead(i);
-    if (!visit(a.op, a.cost.seconds, false, 0, core::SimTime::zero())) return best;
+    if (!visit(a.op, a.cost.seconds, false, core::SimTime::zero())) return best;
   }
 }
 
