@@ -169,6 +169,12 @@ inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payloa
     reject_send(at, dst, "as a quiet event to another rank (quiet events stay on their rank)");
     return;
   }
+  // To another LP it is output, counted at its own time (the receiver can do
+  // nothing with it sooner; its promise is stated again on receipt).
+  if (handling_quiet_ && dst != current_lp_ && at < promises_.promise_of(current_lp_)) [[unlikely]] {
+    reject_broken_promise(at, dst);
+    return;
+  }
   promises_.quiet_pushed(dst);
   push_local(event);
 }

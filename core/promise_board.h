@@ -17,8 +17,10 @@
 // schedule for it in turn — could send an event to another LP (the time of
 // handling: what it sends then arrives later still). A quiet event may also
 // go to another LP of the same rank whose state the model knows (a server's
-// GPUs, LpContext::send_quiet_to); the model then states that LP's promise
-// at once (promise_for). Events from other ranks are never quiet. Then
+// GPUs, LpContext::send_quiet_to) and whose static lookahead is no smaller;
+// such an event counts at its own time, not the time it is sent (nothing
+// follows from it sooner), and the model states the receiver's promise at
+// once (promise_for). Events from other ranks are never quiet. Then
 //
 //   B = min( over pending non-quiet events e: e.time + d(e.dst),
 //            max( over LPs x with a quiet event pending: P(x) + d(x),

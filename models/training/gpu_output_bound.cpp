@@ -28,6 +28,7 @@
 #include <limits>
 
 #include "models/training/gpu_executor.h"
+#include "models/training/server_collective.h"
 
 namespace pf::models::training {
 namespace {
@@ -84,7 +85,9 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
   core::SimTime running_done = never;
   if (computing_) {
     running_done = kernel_.finish();
-    if (comm_completion < running_done) running_done = std::min(running_done, kernel_.earliest_finish(fastest));
+    // (no sooner than that collective's end, when its rate could rise)
+    if (comm_completion < running_done)
+      running_done = std::min(running_done, std::max(comm_completion, kernel_.earliest_finish(fastest)));
     running_done = running_done - margin;
   }
   // Nothing starts before the GPU's first quiet event.
@@ -175,7 +178,16 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
       group_seen |= bit;
       group_start[kind] = start;
     }
-    const core::SimTime quiet_start = !quiet_gate && not_quiet_gate ? never : start;
+    core::SimTime quiet_start = !quiet_gate && not_quiet_gate ? never : start;
+    if (op.stream == Stream::comm && shared.promises) {
+      const auto kind = static_cast<std::size_t>(op.group.kind());
+      if (shared.group_size[kind] <= 1) return true;  // completes at once, sends nothing
+      // A closed-form collective inside the server sends nothing but, from
+      // its last member, quiet completions timed at least the call's
+      // overhead after its start (server_collective.h).
+      const std::uint32_t group = shared.group_base[kind] + op.group.index();
+      if (shared.server != nullptr && shared.server->handles(group)) quiet_start = quiet_start + shared.comm_overhead;
+    }
     best = std::min(best, quiet_start);
     return true;
   };
