@@ -251,6 +251,7 @@ class GpuExecutor {
   // earliest_output()'s memo: the executor's state changes at every entry
   // point (version_), not when the GPU's LP only forwards network traffic.
   core::SimTime output_bound(const ExecutionShared& shared);
+  core::SimTime next_quiet_event() const;  // the running kernel's end or a scheduled quiet completion
   std::uint64_t version_ = 0;
   core::SimTime last_now_;  // the time of the last event that reached the executor
   std::uint64_t promised_version_ = ~std::uint64_t{0};

@@ -50,11 +50,19 @@ struct KernelBound {
 core::SimTime GpuExecutor::earliest_output(core::SimTime now, bool after_quiet, const ExecutionShared& shared) {
   // Unchanged state, unchanged bound (a later `now` could only raise it).
   // After a quiet event the last promise still holds (it covered every state
-  // quiet events lead to) until its time comes; only then is it worth the walk.
-  if (promised_version_ == version_ || (after_quiet && promised_ > now)) return promised_;
+  // quiet events lead to) until its time comes; only then is it worth the
+  // walk — or when the GPU's next quiet event lies beyond it (it would stay
+  // behind the run's clock, holding every window to the smallest lookahead).
+  if (promised_version_ == version_ || (after_quiet && promised_ > now && promised_ >= next_quiet_event())) return promised_;
   promised_version_ = version_;
   promised_ = output_bound(shared);
   return promised_;
+}
+
+core::SimTime GpuExecutor::next_quiet_event() const {
+  core::SimTime next = computing_ ? kernel_.finish() : core::SimTime::infinity();
+  for (const PendingOp& p : pending_) next = std::min(next, p.quiet_done);
+  return next;
 }
 
 core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
