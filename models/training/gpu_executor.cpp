@@ -141,7 +141,8 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
     // cache, of which pending_ keeps what execution reads.
     workload::Op op;
     CostEstimate cost;
-    if (!next_op(op, cost, shared)) {
+    core::SimTime shortest;
+    if (!next_op(op, cost, shortest, shared)) {
       exhausted_ = true;
       break;
     }
@@ -156,6 +157,7 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
         }
     if (op.stream == Stream::compute) {
       p.seconds = cost.seconds;
+      p.shortest = shortest;
       p.basis = cost.basis;
       ++unstarted_compute_;
     } else if (op.stream == Stream::copy) {
@@ -185,23 +187,35 @@ bool GpuExecutor::read_ahead(const ExecutionShared& shared) {
     program_done_ = true;
     return false;
   }
-  if (a.op.stream == Stream::compute) a.cost = shared.conditions->price(gpu(), a.op);
+  if (a.op.stream == Stream::compute) {
+    a.cost = shared.conditions->price(gpu(), a.op);
+    a.shortest = shortest_duration(a.cost.seconds, shared);
+  }
   ++ahead_size_;
   return true;
 }
 
-bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, const ExecutionShared& shared) {
+core::SimTime GpuExecutor::shortest_duration(double seconds, const ExecutionShared& shared) {
+  const double fastest = std::max(1.0, shared.overlap_slowdown > 0 ? 1.0 / shared.overlap_slowdown : 1.0);
+  return std::max(core::SimTime::zero(), core::SimTime::from_seconds(seconds / fastest) - core::SimTime::from_ps(1));
+}
+
+bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest, const ExecutionShared& shared) {
   if (ahead_size_ == 0) {  // straight from the program (one rank never reads ahead)
     if (program_done_ || !program_.next(op)) {
       program_done_ = true;
       return false;
     }
-    if (op.stream == Stream::compute) cost = shared.conditions->price(gpu(), op);
+    if (op.stream == Stream::compute) {
+      cost = shared.conditions->price(gpu(), op);
+      if (shared.promises) shortest = shortest_duration(cost.seconds, shared);
+    }
     return true;
   }
   const AheadOp& a = ahead(0);
   op = a.op;
   cost = a.cost;
+  shortest = a.shortest;
   ahead_head_ = (ahead_head_ + 1) % kAheadCapacity;
   --ahead_size_;
   return true;

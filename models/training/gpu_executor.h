@@ -173,6 +173,7 @@ class GpuExecutor {
     std::uint64_t bytes = 0;
     double flops = 0;
     double seconds = 0;         // compute ops: the priced duration
+    core::SimTime shortest;     // compute ops: the least that duration can become (shortest_duration)
     core::SimTime start;
     core::SimTime issue;        // when the host has issued it (max: not yet known)
     core::SimTime quiet_done = core::SimTime::infinity();  // its completion, when scheduled as a quiet event
@@ -186,7 +187,7 @@ class GpuExecutor {
 
   bool pull_ops(core::LpContext& engine, const ExecutionShared& shared);
   // The program's next op, from the read-ahead first; compute ops come priced.
-  bool next_op(workload::Op& op, CostEstimate& cost, const ExecutionShared& shared);
+  bool next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest, const ExecutionShared& shared);
   bool read_ahead(const ExecutionShared& shared);  // one more op into ahead_; false at the program's end
   // Full: every op issued before has completed (p2p receives aside).
   // Compute: every compute-stream op issued before has completed.
@@ -241,7 +242,12 @@ class GpuExecutor {
   struct AheadOp {
     workload::Op op;
     CostEstimate cost;
+    core::SimTime shortest;  // compute ops: shortest_duration(cost.seconds)
   };
+  // A kernel of `seconds` at the fastest rate it can run (1, or more where
+  // overlap_slowdown < 1), less a picosecond of rounding: earliest_output's
+  // lower bound on its duration.
+  static core::SimTime shortest_duration(double seconds, const ExecutionShared& shared);
   // A ring of at most kAheadCapacity ops: no allocation once built.
   static constexpr std::size_t kAheadCapacity = 8;
   std::vector<AheadOp> ahead_ring_;

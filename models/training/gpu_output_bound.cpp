@@ -84,10 +84,6 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
   if (!computing_ && first_completion == never) return never;  // only stale kernel ends: they do nothing
   // The fastest a kernel can run: rate 1, or 1 / overlap_slowdown if that is faster.
   const double fastest = std::max(1.0, shared.overlap_slowdown > 0 ? 1.0 / shared.overlap_slowdown : 1.0);
-  const auto shortest = [&](double seconds) {
-    const core::SimTime d = core::SimTime::from_seconds(seconds / fastest) - margin;
-    return std::max(core::SimTime::zero(), d);
-  };
   // The running kernel ends sooner than planned if a collective ends first
   // and gives its SMs back.
   core::SimTime running_done = never;
@@ -139,11 +135,11 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
 
   core::SimTime best = never;
   // op: a PendingOp or a workload::Op (the fields read are named alike).
-  const auto visit = [&](const auto& op, double seconds, bool pulled, core::SimTime issue) {
+  const auto visit = [&](const auto& op, core::SimTime shortest, bool pulled, core::SimTime issue) {
     const core::SimTime pull = pulled || unstarted < 2 ? base : done_two_before;
     if (!pulled && pull >= best) return false;  // every later op is pulled later still
     if (op.stream == Stream::compute) {
-      const core::SimTime done = std::max(done_last, pull) + shortest(seconds);
+      const core::SimTime done = std::max(done_last, pull) + shortest;
       done_two_before = done_before_last;
       done_before_last = done_last;
       done_last = done;
@@ -203,7 +199,7 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
   for (std::size_t i = first_unstarted_; i < pending_.size(); ++i) {
     const PendingOp& p = pending_[i];
     if (p.started) continue;
-    if (!visit(p, p.seconds, true, p.issue)) return best;
+    if (!visit(p, p.shortest, true, p.issue)) return best;
   }
   for (std::size_t i = 0;; ++i) {
     if (i == ahead_size_ && (i >= kReadAheadOps || !read_ahead(shared))) {
@@ -213,7 +209,7 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
       return best;
     }
     const AheadOp& a = ahead(i);
-    if (!visit(a.op, a.cost.seconds, false, core::SimTime::zero())) return best;
+    if (!visit(a.op, a.shortest, false, core::SimTime::zero())) return best;
   }
 }
 
