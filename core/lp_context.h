@@ -170,10 +170,17 @@ inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payloa
     return;
   }
   // To another LP it is output, counted at its own time (the receiver can do
-  // nothing with it sooner; its promise is stated again on receipt).
-  if (handling_quiet_ && dst != current_lp_ && at < promises_.promise_of(current_lp_)) [[unlikely]] {
-    reject_broken_promise(at, dst);
-    return;
+  // nothing with it sooner; its promise is stated again on receipt), which
+  // holds only where the receiver is no nearer another rank than the sender.
+  if (dst != current_lp_) {
+    if (queue_.lookahead_of(dst) < queue_.lookahead_of(current_lp_)) [[unlikely]] {
+      reject_send(at, dst, "as a quiet event to an LP with a smaller lookahead than the sender's");
+      return;
+    }
+    if (handling_quiet_ && at < promises_.promise_of(current_lp_)) [[unlikely]] {
+      reject_broken_promise(at, dst);
+      return;
+    }
   }
   promises_.quiet_pushed(dst);
   push_local(event);

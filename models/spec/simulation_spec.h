@@ -44,7 +44,7 @@ struct SimulationSpec {
   IntraServer intra_server = IntraServer::analytical;
   InterServer inter_server = InterServer::analytical;
   Fold fold = Fold::automatic;
-  Lookahead lookahead = Lookahead::fixed;
+  Lookahead lookahead = Lookahead::dynamic;
   CollectiveModel collective_model = CollectiveModel::nccl;
   NcclProtocol nccl_proto = NcclProtocol::automatic;  // force NCCL's protocol (NCCL_PROTO)
   // `preflight run --uncertainty N`: re-simulate under N sampled parameter

@@ -5,8 +5,9 @@
 #    that the 2- and 4-rank runs record (same partition, same windows);
 #  - every figure of the report is the same with and without the profile;
 #  - projected rank counts above the server count are listed as skipped;
-#  - with simulation.lookahead: dynamic, the same report on 1, 2 and 4 ranks,
-#    fewer windows than static, projection and recorded runs still equal;
+#  - the above with simulation.lookahead: static; with dynamic (the default)
+#    the same report on 1, 2 and 4 ranks, fewer windows than static,
+#    projection and recorded runs still equal;
 #  - bad input exits 2 with one line and before simulating: null_message
 #    sync on more than one rank, an unwritable FILE, a bad --profile-ranks.
 # usage: profile_cli_test.sh PREFLIGHT MPIEXEC SOURCE_ROOT
@@ -19,14 +20,15 @@ source "$root/tests/mpi/training/cli_common.sh"
 # 16 GPUs on four servers: TP 2, PP 2, DP 4, packet network.
 plan=(--set topology.nodes=4 --set hardware.node.gpus_per_node=4 --set parallelism.tp=2 --set parallelism.pp=2
       --set parallelism.dp=4 --set training.global_batch_size=16 --set simulation.network=packet --no-timeline)
+static=(--set simulation.lookahead=static)
 
-"$preflight" run "$exp" "${plan[@]}" --quiet --out "$work/plain" > /dev/null 2>&1 || fail "plain run exited $?"
-"$preflight" run "$exp" "${plan[@]}" --out "$work/one" --profile-parallelism "$work/one.h5" \
+"$preflight" run "$exp" "${plan[@]}" "${static[@]}" --quiet --out "$work/plain" > /dev/null 2>&1 || fail "plain run exited $?"
+"$preflight" run "$exp" "${plan[@]}" "${static[@]}" --out "$work/one" --profile-parallelism "$work/one.h5" \
   --profile-ranks 2,3,4,8 > /dev/null 2> "$work/one.err" || { fail "profiled run exited $?"; cat "$work/one.err"; }
 grep -q "not projected: more ranks than servers (4)" "$work/one.err" || fail "8 ranks not listed as skipped"
 grep -q "speed-up" "$work/one.err" || fail "no projection table: $(cat "$work/one.err")"
 for n in 2 4; do
-  mpi "$n" "$preflight" run "$exp" "${plan[@]}" --quiet --out "$work/r$n" --profile-parallelism "$work/r$n.h5" \
+  mpi "$n" "$preflight" run "$exp" "${plan[@]}" "${static[@]}" --quiet --out "$work/r$n" --profile-parallelism "$work/r$n.h5" \
     > /dev/null 2>&1 || fail "$n-rank profiled run exited $?"
 done
 
@@ -65,9 +67,10 @@ if not bad: print(f"ok   projection == recorded run on 2 and 4 ranks: {proj[2]['
 sys.exit(1 if bad else 0)
 PY
 
-# simulation.lookahead: dynamic (GPUs' promises, core/promise_board.h): the
-# same report as static on 1, 2 and 4 ranks, fewer windows than static, and
-# the one-rank projection still equal to the recorded runs.
+# simulation.lookahead: dynamic (the default; GPUs' promises,
+# core/promise_board.h): the same report as static on 1, 2 and 4 ranks, fewer
+# windows than static, and the one-rank projection still equal to the
+# recorded runs.
 dyn=(--set simulation.lookahead=dynamic)
 "$preflight" run "$exp" "${plan[@]}" "${dyn[@]}" --out "$work/d1" --profile-parallelism "$work/d1.h5" \
   --profile-ranks 2,4 > /dev/null 2>&1 || fail "dynamic profiled run exited $?"
