@@ -146,7 +146,7 @@ inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
   }
 }
 
-inline void LpContext::push_local(const Event& event) {
+[[gnu::always_inline]] inline void LpContext::push_local(const Event& event) {
   queue_.push(event);
   if (observer_) [[unlikely]] observer_->pushed(event);
 }

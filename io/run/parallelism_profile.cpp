@@ -166,6 +166,8 @@ std::string profile_text(const ParallelismProfile& profile, const SyncCostModel&
       row += w.class_lookahead[i].is_infinite() ? line("   no path: %5.1f %%", share)
                                                 : line("   %.3f us: %5.1f %%", w.class_lookahead[i].us(), share);
     }
+    if (w.bound_by_promise > 0 && w.windows > 0)  // simulation.lookahead: dynamic
+      row += line("   promises: %5.1f %%", 100.0 * static_cast<double>(w.bound_by_promise) / static_cast<double>(w.windows));
     out += row + "\n";
   }
   for (const SkippedRanks& s : profile.skipped) out += line("  %6d  not projected: %s\n", s.ranks, s.why.c_str());

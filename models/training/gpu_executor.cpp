@@ -142,9 +142,15 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
     workload::Op op;
     CostEstimate cost;
     core::SimTime shortest;
-    if (!next_op(op, cost, shortest, shared)) {
-      exhausted_ = true;
+    // Straight from the program unless ops were read ahead (earliest_output).
+    const bool from_program = ahead_size_ == 0;
+    if (from_program ? program_done_ || !program_.next(op) : !next_op(op, cost, shortest)) {
+      exhausted_ = program_done_ = true;
       break;
+    }
+    if (from_program && op.stream == Stream::compute) {
+      cost = shared.conditions->price(gpu(), op);
+      if (shared.promises) shortest = shortest_duration(cost.seconds, shared);
     }
     pulled = true;
     PendingOp& p = pending_.emplace_back(PendingOp::of(op));
@@ -200,18 +206,8 @@ core::SimTime GpuExecutor::shortest_duration(double seconds, const ExecutionShar
   return std::max(core::SimTime::zero(), core::SimTime::from_seconds(seconds / fastest) - core::SimTime::from_ps(1));
 }
 
-bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest, const ExecutionShared& shared) {
-  if (ahead_size_ == 0) {  // straight from the program (one rank never reads ahead)
-    if (program_done_ || !program_.next(op)) {
-      program_done_ = true;
-      return false;
-    }
-    if (op.stream == Stream::compute) {
-      cost = shared.conditions->price(gpu(), op);
-      if (shared.promises) shortest = shortest_duration(cost.seconds, shared);
-    }
-    return true;
-  }
+bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest) {
+  if (ahead_size_ == 0) return false;
   const AheadOp& a = ahead(0);
   op = a.op;
   cost = a.cost;

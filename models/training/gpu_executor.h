@@ -186,8 +186,8 @@ class GpuExecutor {
   };
 
   bool pull_ops(core::LpContext& engine, const ExecutionShared& shared);
-  // The program's next op, from the read-ahead first; compute ops come priced.
-  bool next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest, const ExecutionShared& shared);
+  // The next op read ahead (compute ops come priced); false when none is.
+  bool next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest);
   bool read_ahead(const ExecutionShared& shared);  // one more op into ahead_; false at the program's end
   // Full: every op issued before has completed (p2p receives aside).
   // Compute: every compute-stream op issued before has completed.

@@ -26,6 +26,7 @@ void TrainingModel::seed(core::LpContext& engine) {
   // simulation.lookahead: dynamic. One rank never synchronises: no promise
   // is needed (nor checked) unless the run projects other rank counts' windows.
   promises_ = shared_.promises && engine.wants_promises();
+  shared_.promises = promises_;  // and no quiet events either: one rank runs as with static
   if (shared_.server != nullptr) shared_.server->set_quiet(promises_);
   for (const GpuExecutor& g : gpus_)
     engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), GpuStart{});

@@ -92,6 +92,26 @@ TEST_P(Promises, ABrokenPromiseStopsTheRun) {
   }
 }
 
+// A quiet event counts at its own time only where its receiver is no nearer
+// another rank than its sender: a host's packet to its router (0.1 us from
+// the cut against the host's 2.1 us) may not be quiet. Refused on more than
+// one rank (one rank has a single lookahead for every LP).
+TEST_P(Promises, AQuietEventToANearerLpIsRefused) {
+  if (Communicator::world().size() == 1) GTEST_SKIP() << "one rank has one lookahead for every LP";
+  HostRouterModel model;
+  model.promises = true;
+  model.quiet_to_router = true;
+  Engine engine(Communicator::world(), HostRouterModel::mapping(Communicator::world().size()),
+                config_for(Communicator::world().size(), GetParam()));
+  seed(engine);
+  try {
+    engine.run(model);
+    FAIL() << "a quiet event to an LP with a smaller lookahead must be refused";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("smaller lookahead"), std::string::npos) << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(BothModes, Promises, ::testing::Values(Sync::window, Sync::null_message),
                          [](const auto& param_info) { return param_info.param == Sync::window ? "window" : "null_message"; });
 

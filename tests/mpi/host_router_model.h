@@ -34,6 +34,7 @@ struct HostRouterModel {
   core::SimTime promise_late;
   std::vector<core::SimTime> next_compute = std::vector<core::SimTime>(lps());
   std::uint32_t send_one_in = 8;  // kernels per packet a host sends, on average
+  bool quiet_to_router = false;    // hosts send their packets as quiet events (a broken contract)
 
   struct Packet {
     core::LpId to_host;
@@ -80,7 +81,10 @@ struct HostRouterModel {
       engine.send(next_compute[lp], lp, Compute{});
     if (sends(lp, n)) {
       const core::LpId to_host = kRouters + mix(n, lp * 7) % (kRouters * kHostsPerRouter);
-      engine.send(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
+      if (quiet_to_router)
+        engine.send_quiet_to(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
+      else
+        engine.send(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
     }
     if (promises) engine.promise(next_send(lp));
   }
