@@ -116,20 +116,30 @@ class LpContext {
   void reject_send(SimTime at, LpId dst, const char* why);
   void reject_broken_promise(SimTime at, LpId dst);
   void push_local(const Event& event);
+  // The next event the current LP sends (its sequence number taken).
+  template <class Payload>
+  Event make_event(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
   void send_remote(const Event& event, int dst_rank);
 };
 
 // ---------------------------------------------------------------------------
 
 template <class Payload>
-inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
+inline Event LpContext::make_event(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags) {
   Event event;
   event.time = at;
   event.dst = dst;
   event.src = current_lp_;
   event.seq = send_seq_[current_lp_]++;
   event.kind = kind_of<Payload>;
+  event.flags = flags;
   event.set(payload);
+  return event;
+}
+
+template <class Payload>
+inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
+  const Event event = make_event(at, dst, payload, 0);
   if (at < now_) [[unlikely]] {
     reject_send(at, dst, "into the past");
     return;
@@ -153,14 +163,7 @@ inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
 
 template <class Payload>
 inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payload) {
-  Event event;
-  event.time = at;
-  event.dst = dst;
-  event.src = current_lp_;
-  event.seq = send_seq_[current_lp_]++;
-  event.kind = kind_of<Payload>;
-  event.flags = kQuietEvent;
-  event.set(payload);
+  const Event event = make_event(at, dst, payload, kQuietEvent);
   if (at < now_) [[unlikely]] {
     reject_send(at, dst, "into the past");
     return;

@@ -23,10 +23,7 @@ using core::SimTime;
 using core::Sync;
 
 using testing::HostRouterModel;
-
-struct Outcome {
-  std::uint64_t events, digest, windows;
-};
+using Outcome = testing::RunOutcome;
 
 Outcome run(const Communicator& comm, Sync sync, std::vector<SimTime> lp_lookahead, SimTime host_link) {
   HostRouterModel model;

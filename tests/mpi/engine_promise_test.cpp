@@ -20,14 +20,10 @@ namespace {
 using core::Communicator;
 using core::Engine;
 using core::EngineConfig;
-using core::LpId;
 using core::SimTime;
 using core::Sync;
 using testing::HostRouterModel;
-
-struct Outcome {
-  std::uint64_t events, digest, windows;
-};
+using Outcome = testing::RunOutcome;
 
 EngineConfig config_for(int ranks, Sync sync) {
   const HostRouterModel model;
@@ -40,11 +36,6 @@ EngineConfig config_for(int ranks, Sync sync) {
   return config;
 }
 
-void seed(Engine& engine) {
-  for (LpId lp = HostRouterModel::kRouters; lp < HostRouterModel::lps(); ++lp)
-    if (engine.is_local(lp)) engine.schedule_initial(SimTime::from_ns(lp * 37), lp, HostRouterModel::Compute{});
-}
-
 Outcome run(const Communicator& comm, Sync sync, bool promises, SimTime late = SimTime::zero(),
             std::uint32_t send_one_in = 8) {
   HostRouterModel model;
@@ -52,7 +43,7 @@ Outcome run(const Communicator& comm, Sync sync, bool promises, SimTime late = S
   model.send_one_in = send_one_in;
   model.promise_late = late;
   Engine engine(comm, HostRouterModel::mapping(comm.size()), config_for(comm.size(), sync));
-  seed(engine);
+  HostRouterModel::seed(engine);
   engine.run(model);
   const core::EngineStats stats = engine.global_stats();
   return {stats.committed_events, engine.global_digest(), stats.windows};
@@ -103,7 +94,7 @@ TEST_P(Promises, AQuietEventToANearerLpIsRefused) {
   model.quiet_to_router = true;
   Engine engine(Communicator::world(), HostRouterModel::mapping(Communicator::world().size()),
                 config_for(Communicator::world().size(), GetParam()));
-  seed(engine);
+  HostRouterModel::seed(engine);
   try {
     engine.run(model);
     FAIL() << "a quiet event to an LP with a smaller lookahead must be refused";
@@ -128,7 +119,7 @@ TEST(PromiseProjection, MatchesTheRecordedRun) {
     model.promises = true;
     Engine engine(Communicator::self(), std::vector<int>(HostRouterModel::lps(), 0), config_for(1, Sync::window));
     engine.observe(&projections);
-    seed(engine);
+    HostRouterModel::seed(engine);
     engine.run(model);
   }
   const std::vector<core::ProjectedWindows> projected = projections.finish();
@@ -136,7 +127,7 @@ TEST(PromiseProjection, MatchesTheRecordedRun) {
   HostRouterModel model;
   model.promises = true;
   Engine engine(world, HostRouterModel::mapping(world.size()), k_config);
-  seed(engine);
+  HostRouterModel::seed(engine);
   engine.run(model);
   const std::vector<std::vector<core::WindowRecord>> recorded = engine.global_windows();
   std::uint64_t busiest_sum = 0;

@@ -33,11 +33,6 @@ EngineConfig config_for(int ranks, bool per_lp) {
   return config;
 }
 
-void seed(Engine& engine) {
-  for (LpId lp = HostRouterModel::kRouters; lp < HostRouterModel::lps(); ++lp)
-    if (engine.is_local(lp)) engine.schedule_initial(SimTime::from_ns(lp * 37), lp, HostRouterModel::Compute{});
-}
-
 core::VirtualRanks virtual_ranks(int ranks, bool per_lp) {
   const EngineConfig c = config_for(ranks, per_lp);
   return {ranks, HostRouterModel::mapping(ranks), c.lookahead, c.lp_lookahead};
@@ -49,7 +44,7 @@ std::vector<core::ProjectedWindows> project(const std::vector<int>& ranks, bool 
   HostRouterModel model;
   Engine engine(Communicator::self(), std::vector<int>(HostRouterModel::lps(), 0), config_for(1, per_lp));
   engine.observe(&projections);
-  seed(engine);
+  HostRouterModel::seed(engine);
   engine.run(model);
   return projections.finish();
 }
@@ -61,7 +56,7 @@ std::vector<std::vector<core::WindowRecord>> recorded_run(bool per_lp) {
   config.record_windows = true;
   HostRouterModel model;
   Engine engine(world, HostRouterModel::mapping(world.size()), config);
-  seed(engine);
+  HostRouterModel::seed(engine);
   engine.run(model);
   return engine.global_windows();
 }

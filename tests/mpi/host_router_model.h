@@ -19,6 +19,11 @@ inline std::uint32_t mix(std::uint32_t a, std::uint32_t b) {
   return x ^ (x >> 12);
 }
 
+// What the engine tests compare between runs of the model.
+struct RunOutcome {
+  std::uint64_t events, digest, windows;
+};
+
 // Routers 0..R-1 forward packets to each other and to their hosts (kHop each);
 // hosts R.. compute (self events) and now and then send a packet for a random
 // host to their router, `host_link` later. Hosts live on their router's rank.
@@ -42,6 +47,11 @@ struct HostRouterModel {
   struct Compute {};  // a host's kernel ends
 
   static std::uint32_t lps() { return kRouters * (1 + kHostsPerRouter); }
+  // Each local host's first kernel, staggered.
+  static void seed(core::Engine& engine) {
+    for (core::LpId lp = kRouters; lp < lps(); ++lp)
+      if (engine.is_local(lp)) engine.schedule_initial(core::SimTime::from_ns(lp * 37), lp, Compute{});
+  }
   static core::LpId router_of(core::LpId host) { return (host - kRouters) / kHostsPerRouter; }
   static bool is_router(core::LpId lp) { return lp < kRouters; }
 
