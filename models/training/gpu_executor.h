@@ -130,9 +130,9 @@ class GpuExecutor {
   }
 
   // The GPU's promise (core/promise_board.h): the earliest time at which its
-  // kernel completions (its quiet events), with no other event reaching it,
-  // could start a collective or p2p op, i.e. send to another LP. Infinity
-  // when no kernel runs. Reads the program ahead of the host where needed.
+  // quiet events (its own completions: gpu_output_bound.cpp), with no other
+  // event reaching it, could send to another LP. Infinity when none is
+  // pending. Reads the program ahead of the host where needed.
   // A server's last member scheduled this GPU's op to complete at `at` as a
   // quiet event (ServerCollectives); the GPU's promise must be stated again.
   void note_quiet_completion(std::uint32_t op, core::SimTime at);

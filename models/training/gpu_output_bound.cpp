@@ -1,28 +1,34 @@
 // GpuExecutor::earliest_output: the GPU's promise to the engine (dynamic
 // lookahead, core/promise_board.h).
 //
-// A GPU's kernel completions are its quiet events. Handling one completes the
-// kernel, starts the next, lets the host issue more and starts whatever
-// communication became ready; only that last step — start_comm, a collective
-// or p2p op — sends to another LP (copies and host wake-ups are events to the
-// GPU itself). So the promise is a lower bound, over every communication op
-// not yet started, on when a kernel completion could start it:
+// A GPU's quiet events are its own completions: its kernels' ends, the
+// completions it schedules for its collectives, p2p ops and copies, and those
+// a server's last member sends it for a closed-form collective inside the
+// server. Handling one completes an op, starts the next kernel, lets the host
+// issue more and starts whatever communication became ready; only that last
+// step — start_comm — sends to another LP (copies and host wake-ups are events
+// to the GPU itself), and a closed-form collective inside the server sends
+// only quiet completions, which count at their own time, no earlier than the
+// call's overhead after its start. So the promise is a lower bound, over
+// every communication op not yet started, on when a quiet event could start
+// it (plus that overhead for a server collective):
 //
+//  - nothing happens before the GPU's first quiet event (`base`);
 //  - the compute stream runs one kernel at a time in issue order, so the j-th
 //    kernel not yet started completes no earlier than the running kernel's
-//    finish plus the shortest durations of the j kernels (priced duration
-//    over the fastest rate, one less picosecond each for rounding);
-//  - an op waiting on kernels starts no earlier than the latest of them;
-//  - collectives of one group start in issue order: no earlier than the
-//    previous one of the group; the first unstarted op of a group whose
-//    collective is under way, with nothing else to wait for, starts when that
-//    collective's completion event arrives — never in a kernel completion;
-//  - an op the host has not issued starts no earlier than its issue time;
-//  - an op the host has not pulled yet is pulled when the kernel before the
-//    one preceding it starts (the host keeps two kernels queued), so it starts
-//    no earlier than that; the program is read ahead (ahead_) to see it.
-// Comm and copy dependencies under way complete in events that are not quiet,
-// so they lower nothing; one not yet started is taken as done (a lower bound).
+//    end plus the shortest durations of the j kernels (priced duration over
+//    the fastest rate, one less picosecond for rounding); the running kernel
+//    ends sooner than planned only if a collective ends first;
+//  - an op starts in the event that opens the last of its gates: a kernel or
+//    a quiet completion it waits on (no earlier than their bounds), its issue
+//    time, the op of its group ahead of it, its pull by the host (no earlier
+//    than the start of the kernel before the one preceding it: the host keeps
+//    two kernels queued; the program is read ahead, ahead_, to see it);
+//  - gates only another LP's event opens (a delivery from the network, a
+//    collective still gathering its members, the end of its group's
+//    collective under way without a quiet completion) bound nothing; an op
+//    held by such gates alone never starts in one of this GPU's quiet events,
+//    and when that event comes the promise is stated again.
 #include <algorithm>
 #include <array>
 #include <limits>
