@@ -21,7 +21,7 @@
 namespace pf::core {
 namespace {
 
-// The reduction vector: two minima, then sums (error flag, per-rank counts).
+// The reduction vector: three minima, then sums (error flag, per-rank counts).
 enum : std::size_t { kNextTime, kBound, kPromised, kError, kCounts };
 
 void min_then_sum(void* in, void* inout, int* length, MPI_Datatype*) {
