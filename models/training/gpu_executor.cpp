@@ -201,9 +201,13 @@ bool GpuExecutor::read_ahead(const ExecutionShared& shared) {
   return true;
 }
 
+double GpuExecutor::fastest_rate(const ExecutionShared& shared) {
+  return std::max(1.0, shared.overlap_slowdown > 0 ? 1.0 / shared.overlap_slowdown : 1.0);
+}
+
 core::SimTime GpuExecutor::shortest_duration(double seconds, const ExecutionShared& shared) {
-  const double fastest = std::max(1.0, shared.overlap_slowdown > 0 ? 1.0 / shared.overlap_slowdown : 1.0);
-  return std::max(core::SimTime::zero(), core::SimTime::from_seconds(seconds / fastest) - core::SimTime::from_ps(1));
+  const core::SimTime d = core::SimTime::from_seconds(seconds / fastest_rate(shared)) - core::SimTime::from_ps(1);
+  return std::max(core::SimTime::zero(), d);
 }
 
 bool GpuExecutor::next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest) {
@@ -398,7 +402,7 @@ void GpuExecutor::note_quiet_completion(std::uint32_t op, core::SimTime at) {
 }
 
 void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
-  ++version_;
+  ++version_;  // every change of state ends here (or in on_comm_delivered, note_quiet_completion)
   last_now_ = engine.now();
   for (;;) {
     bool progressed = pull_ops(engine, shared);
@@ -415,8 +419,6 @@ void GpuExecutor::drive(core::LpContext& engine, ExecutionShared& shared) {
 
 void GpuExecutor::on_compute_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op,
                                   std::uint32_t token) {
-  ++version_;
-  last_now_ = engine.now();
   if (!computing_ || op != computing_op_ || token != kernel_.token()) return;  // re-timed since
   time_.advance(engine.now());
   time_.compute_ended();
@@ -438,8 +440,6 @@ void GpuExecutor::on_comm_delivered(core::LpContext& engine, ExecutionShared& sh
 }
 
 void GpuExecutor::on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op) {
-  ++version_;
-  last_now_ = engine.now();
   const std::size_t index = find(op);
   const PendingOp& p = pending_[index];
   time_.advance(engine.now());

@@ -97,10 +97,10 @@ struct ExecutionShared {
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
   core::SimTime graph_overhead;   // the same for a kernel replayed from a CUDA graph (Op::graphed)
   bool host_sync_on_loss = false;
-  // simulation.lookahead: dynamic: GPUs state promises (earliest_output) on
-  // more than one rank (core/promise_board.h).
-  bool promises = false;
   bool host_sync_on_moe_dispatch = false;  // before each forward EP dispatch, on the compute stream
+  // simulation.lookahead: dynamic on more than one rank: completions are
+  // quiet events and GPUs state promises (earliest_output, core/promise_board.h).
+  bool promises = false;
   // The flex (DeepEP, HybridEP) dispatcher's token all-to-alls cross to a
   // server once per token (collective::Request::dedup_top_k); 0: plain.
   int moe_dedup_top_k = 0;
@@ -124,18 +124,17 @@ class GpuExecutor {
   void on_comm_done(core::LpContext& engine, ExecutionShared& shared, std::uint32_t op);
   // The host has issued what was waiting for it.
   void on_host_issued(core::LpContext& engine, ExecutionShared& shared) {
-    ++version_;
     wake_scheduled_ = core::SimTime::infinity();
     drive(engine, shared);
   }
 
+  // A server's last member scheduled this GPU's op to complete at `at` as a
+  // quiet event (ServerCollectives); the GPU's promise must be stated again.
+  void note_quiet_completion(std::uint32_t op, core::SimTime at);
   // The GPU's promise (core/promise_board.h): the earliest time at which its
   // quiet events (its own completions: gpu_output_bound.cpp), with no other
   // event reaching it, could send to another LP. Infinity when none is
   // pending. Reads the program ahead of the host where needed.
-  // A server's last member scheduled this GPU's op to complete at `at` as a
-  // quiet event (ServerCollectives); the GPU's promise must be stated again.
-  void note_quiet_completion(std::uint32_t op, core::SimTime at);
   // after_quiet: the event just handled was one of its quiet events.
   core::SimTime earliest_output(core::SimTime now, bool after_quiet, const ExecutionShared& shared);
 
@@ -248,6 +247,8 @@ class GpuExecutor {
   // overlap_slowdown < 1), less a picosecond of rounding: earliest_output's
   // lower bound on its duration.
   static core::SimTime shortest_duration(double seconds, const ExecutionShared& shared);
+  // The fastest rate a kernel can run at: 1, or 1 / overlap_slowdown if that is faster.
+  static double fastest_rate(const ExecutionShared& shared);
   // A ring of at most kAheadCapacity ops: no allocation once built.
   static constexpr std::size_t kAheadCapacity = 8;
   std::vector<AheadOp> ahead_ring_;

@@ -88,8 +88,6 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
     }
   }
   if (!computing_ && first_completion == never) return never;  // only stale kernel ends: they do nothing
-  // The fastest a kernel can run: rate 1, or 1 / overlap_slowdown if that is faster.
-  const double fastest = std::max(1.0, shared.overlap_slowdown > 0 ? 1.0 / shared.overlap_slowdown : 1.0);
   // The running kernel ends sooner than planned if a collective ends first
   // and gives its SMs back.
   core::SimTime running_done = never;
@@ -97,7 +95,7 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
     running_done = kernel_.finish();
     // (no sooner than that collective's end, when its rate could rise)
     if (comm_completion < running_done)
-      running_done = std::min(running_done, std::max(comm_completion, kernel_.earliest_finish(fastest)));
+      running_done = std::min(running_done, std::max(comm_completion, kernel_.earliest_finish(fastest_rate(shared))));
     running_done = running_done - margin;
   }
   // Nothing starts before the GPU's first quiet event.

@@ -25,9 +25,8 @@ TrainingModel::TrainingModel(network::Network& net, ExecutionShared shared,
 void TrainingModel::seed(core::LpContext& engine) {
   // simulation.lookahead: dynamic. One rank never synchronises: no promise
   // is needed (nor checked) unless the run projects other rank counts' windows.
-  promises_ = shared_.promises && engine.wants_promises();
-  shared_.promises = promises_;  // and no quiet events either: one rank runs as with static
-  if (shared_.server != nullptr) shared_.server->set_quiet(promises_);
+  shared_.promises = shared_.promises && engine.wants_promises();  // else no quiet events either
+  if (shared_.server != nullptr) shared_.server->set_quiet(shared_.promises);
   for (const GpuExecutor& g : gpus_)
     engine.schedule_initial(core::SimTime::zero(), static_cast<core::LpId>(g.gpu()), GpuStart{});
 }
@@ -46,7 +45,7 @@ void TrainingModel::delivered(core::LpContext& engine, const collective::Complet
 
 void TrainingModel::on_event(core::LpContext& engine, const core::Event& event) {
   handle(engine, event);
-  if (!promises_) return;
+  if (!shared_.promises) return;
   // A GPU's promise follows every event it handles (its kernel and
   // collective completions are quiet: core/promise_board.h,
   // gpu_output_bound.cpp), and every quiet completion a server's last member

@@ -51,7 +51,6 @@ class TrainingModel {
   std::vector<std::int32_t> slot_;  // gpu -> index in gpus_, -1 when another rank owns it
   std::vector<ExecutedOp> records_;
   std::size_t unfinished_ = 0;
-  bool promises_ = false;  // more than one rank: GPUs state their promises
 };
 
 }  // namespace pf::models::training
