@@ -41,25 +41,22 @@ GpuExecutor::GpuExecutor(ProgramSource program, bool record) : program_(std::mov
   immediate_.reserve(4);
 }
 
-GpuExecutor::PendingOp GpuExecutor::PendingOp::of(const workload::Op& op) {
-  PendingOp p;
-  p.id = op.id;
-  p.kind = op.kind;
-  p.stream = op.stream;
-  p.phase = op.phase;
-  p.layer = op.layer;
-  p.microbatch = op.microbatch;
-  p.group = op.group;
-  p.seq = op.seq;
-  p.peer = op.peer;
-  p.bytes = op.bytes;
-  p.flops = op.flops;
-  p.dep_count = op.dep_count;
-  p.launches = op.launches;
-  p.graphed = op.graphed;
-  p.deps = op.deps;
-  return p;
-}
+GpuExecutor::PendingOp::PendingOp(const workload::Op& op)
+    : id(op.id),
+      kind(op.kind),
+      stream(op.stream),
+      phase(op.phase),
+      dep_count(op.dep_count),
+      launches(op.launches),
+      graphed(op.graphed),
+      layer(op.layer),
+      microbatch(op.microbatch),
+      group(op.group),
+      seq(op.seq),
+      peer(op.peer),
+      bytes(op.bytes),
+      flops(op.flops),
+      deps(op.deps) {}
 
 workload::Op GpuExecutor::PendingOp::op() const {
   workload::Op o;
@@ -79,6 +76,13 @@ workload::Op GpuExecutor::PendingOp::op() const {
   o.graphed = graphed;
   o.deps = deps;
   return o;
+}
+
+bool GpuExecutor::in_flight(std::uint32_t op) const {
+  const auto last = pending_.end() - 1;  // the op being added
+  const auto it = std::lower_bound(pending_.begin(), last, op,
+                                   [](const PendingOp& p, std::uint32_t id) { return p.id < id; });
+  return it != last && it->id == op;
 }
 
 std::size_t GpuExecutor::find(std::uint32_t op) const {
@@ -130,16 +134,14 @@ bool GpuExecutor::issued(core::LpContext& engine, const PendingOp& p) {
   return false;
 }
 
-bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& shared) {
+bool GpuExecutor::pull_ops(core::LpContext& engine, ExecutionShared& shared) {
   bool pulled = false;
   release_host_sync(engine.now(), shared);
   while (!exhausted_ && host_wait_ == HostSync::none && unstarted_compute_ < kQueuedKernels) {
     if (pending_.size() >= kMaxPending)
       throw SimulationError("training: GPU " + std::to_string(gpu()) + " has " + std::to_string(kMaxPending) +
                             " ops in flight; the program cannot make progress");
-    // The program writes a whole op (~200 bytes): into a stack slot, hot in
-    // cache, of which pending_ keeps what execution reads.
-    workload::Op op;
+    workload::Op& op = shared.pulled;
     CostEstimate cost;
     core::SimTime shortest;
     // Straight from the program unless ops were read ahead (earliest_output).
@@ -153,14 +155,12 @@ bool GpuExecutor::pull_ops(core::LpContext& engine, const ExecutionShared& share
       if (shared.promises) shortest = shortest_duration(cost.seconds, shared);
     }
     pulled = true;
-    PendingOp& p = pending_.emplace_back(PendingOp::of(op));
-    // A dependency is done unless it is still in flight (ids are issued in order).
+    PendingOp& p = pending_.emplace_back(op);
+    // A dependency is done unless it is still in flight: pending_ is sorted
+    // by id (ids are issued in order), so a binary search over the ops
+    // before this one, not a scan of their cache lines.
     for (int d = 0; d < op.dep_count; ++d)
-      for (std::size_t i = 0; i + 1 < pending_.size(); ++i)
-        if (pending_[i].id == op.deps[static_cast<std::size_t>(d)]) {
-          ++p.waiting;
-          break;
-        }
+      if (in_flight(op.deps[static_cast<std::size_t>(d)])) ++p.waiting;
     if (op.stream == Stream::compute) {
       p.seconds = cost.seconds;
       p.shortest = shortest;
@@ -463,8 +463,9 @@ void GpuExecutor::complete(core::LpContext& engine, ExecutionShared& shared, std
   const std::uint32_t op = p.id;
   const std::int64_t start = p.start.ps, end = engine.now().ps, dt = end - start;
   const auto kind = static_cast<std::size_t>(p.kind);
-  stats_.kind_ps[kind] += dt;
-  ++stats_.kind_count[kind];
+  GpuStats::KindTotal& total = stats_.kinds[kind];
+  total.ps += dt;
+  ++total.count;
   stats_.end_ps = end;
   if (p.stream == Stream::compute) {
     stats_.phase_compute_ps[static_cast<std::size_t>(p.phase)] += dt;

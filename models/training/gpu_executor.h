@@ -106,6 +106,11 @@ struct ExecutionShared {
   int moe_dedup_top_k = 0;
   int moe_dedup_experts = 0;
   std::vector<ExecutedOp>* records = nullptr;  // this rank's timeline rows
+  // Where an executor reads its program's next op (~200 bytes, of which
+  // pending_ keeps ~100): one slot for the rank, hot in cache, left as the
+  // last op was written (the programs reset every op they emit), so reading
+  // an op costs no zeroing of a fresh one.
+  workload::Op pulled;
 };
 
 class GpuExecutor {
@@ -180,11 +185,17 @@ class GpuExecutor {
 
     // What the executor keeps of a program's op, and back (for reports: the
     // op less the fields dropped). The two are each other's field lists.
-    static PendingOp of(const workload::Op& op);
+    // Built in place in pending_ (emplace_back(op)): a temporary copied in
+    // reads back as whole vectors what was just written field by field,
+    // which stalls store forwarding on every op.
+    PendingOp() = default;
+    explicit PendingOp(const workload::Op& op);
     workload::Op op() const;
   };
 
-  bool pull_ops(core::LpContext& engine, const ExecutionShared& shared);
+  bool pull_ops(core::LpContext& engine, ExecutionShared& shared);
+  // Whether op is among pending_'s ops before its last (the one being pulled).
+  bool in_flight(std::uint32_t op) const;
   // The next op read ahead (compute ops come priced); false when none is.
   bool next_op(workload::Op& op, CostEstimate& cost, core::SimTime& shortest);
   bool read_ahead(const ExecutionShared& shared);  // one more op into ahead_; false at the program's end

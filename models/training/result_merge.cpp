@@ -73,9 +73,9 @@ void fill_bottlenecks(RunResult& r, const GpuFigures& f) {
   std::vector<KindTime> kinds;
   for (int k = 0; k < workload::kOpKindCount; ++k) {
     const auto i = static_cast<std::size_t>(k);
-    if (f.stats.kind_count[i] == 0) continue;
+    if (f.stats.kinds[i].count == 0) continue;
     kinds.push_back({std::string(workload::kind_name(static_cast<OpKind>(k))),
-                     static_cast<double>(f.stats.kind_ps[i]) * 1e-12, f.stats.kind_count[i]});
+                     static_cast<double>(f.stats.kinds[i].ps) * 1e-12, f.stats.kinds[i].count});
   }
   std::stable_sort(kinds.begin(), kinds.end(), [](const KindTime& a, const KindTime& b) { return a.seconds > b.seconds; });
   // The op class holding the most compute time; communication when its exposed
@@ -84,7 +84,7 @@ void fill_bottlenecks(RunResult& r, const GpuFigures& f) {
   for (int k = 0; k < workload::kOpKindCount; ++k) {
     const auto kind = static_cast<OpKind>(k);
     if (workload::stream_of(kind) != workload::Stream::compute) continue;
-    const double s = static_cast<double>(f.stats.kind_ps[static_cast<std::size_t>(k)]) * 1e-12;
+    const double s = static_cast<double>(f.stats.kinds[static_cast<std::size_t>(k)].ps) * 1e-12;
     auto it = std::find_if(classes.begin(), classes.end(), [&](const auto& c) { return c.first == class_name(kind); });
     if (it == classes.end()) classes.emplace_back(class_name(kind), s);
     else it->second += s;
@@ -105,7 +105,7 @@ void fill_uncertainty(RunResult& r, const GpuFigures& f) {
   for (int k = 0; k < workload::kOpKindCount; ++k) {
     const auto kind = static_cast<OpKind>(k);
     if (workload::stream_of(kind) != workload::Stream::compute) continue;
-    const double s = static_cast<double>(f.stats.kind_ps[static_cast<std::size_t>(k)]) * 1e-12;
+    const double s = static_cast<double>(f.stats.kinds[static_cast<std::size_t>(k)].ps) * 1e-12;
     switch (workload::op_class(kind)) {
       case workload::OpClass::gemm: r.uncertainty.gemm_s += s; break;
       case workload::OpClass::attention: r.uncertainty.attention_s += s; break;

@@ -110,7 +110,7 @@ void TrainingModel::publish(core::Statistics& out) const {
         shared_.gpu_weight != nullptr ? (*shared_.gpu_weight)[static_cast<std::size_t>(g.gpu())] : 1;
     for (int k = 0; k < workload::kOpKindCount; ++k)
       per_stream[static_cast<std::size_t>(workload::stream_of(static_cast<workload::OpKind>(k)))] +=
-          weight * static_cast<std::int64_t>(g.stats().kind_count[static_cast<std::size_t>(k)]);
+          weight * static_cast<std::int64_t>(g.stats().kinds[static_cast<std::size_t>(k)].count);
   }
   using M = core::Statistics::Merge;
   out.add({"training.compute_ops", "compute ops", "", "compute kernels executed by all GPUs", M::sum}, per_stream[0]);

@@ -257,7 +257,7 @@ void GpuProgram::emit_p2p(const StepUnit& su, Op& op) {
 }
 
 void GpuProgram::begin_op(Op& op, OpKind kind, Phase phase) {
-  op = Op{};
+  reset(op);
   op.id = next_id_++;
   op.kind = kind;
   op.stream = stream_of(kind);

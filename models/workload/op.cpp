@@ -153,4 +153,10 @@ bool quantizes_input(OpKind kind) {
 
 std::string_view group_kind_name(GroupKind kind) { return kGroupNames[static_cast<std::size_t>(kind)]; }
 
+void reset(Op& op) {
+  // Not const: GCC sees through a constant blank and emits the string store again.
+  static Op blank;
+  op = blank;
+}
+
 }  // namespace pf::models::workload

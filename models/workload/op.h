@@ -182,4 +182,10 @@ struct Op {
   double seconds = -1;
 };
 
+// Sets op to a default-constructed Op. Program cursors reset every op they
+// emit, one per kernel: `op = Op{}` compiles (GCC 12, -O3) to a string store
+// (rep stosq) whose start-up cost exceeded the rest of the op's emission in
+// perf profiles; this copies a blank op with vector moves.
+void reset(Op& op);
+
 }  // namespace pf::models::workload

@@ -86,7 +86,7 @@ bool SimaiProgram::next(Op& op) {
 }
 
 void SimaiProgram::begin(Op& op, OpKind kind, Phase phase, int line) {
-  op = Op{};
+  reset(op);
   op.id = next_id_++;
   op.kind = kind;
   op.phase = phase;
