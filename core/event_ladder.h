@@ -9,14 +9,14 @@
 // than the CPU caches: profiles of the 9,216-GPU SimAI run showed more than
 // half the time in heap sifts waiting on memory. Here an event far in the
 // future is appended to the bucket of its time range (one sequential write) and
-// joins the heap only when the simulation reaches that bucket, sorted with the
-// few dozen events that share it.
+// joins the heap only when the simulation reaches that bucket, heapified with
+// the few dozen events that share it.
 //
 // Structure. `horizon` splits time: events earlier than it live in the heap
 // (event_heap.h), the rest here. Rung 0 covers [start, end) in equal buckets
 // (the last one reaching to `end`), sized from the events it was built from;
 // anything at or beyond the deepest covering rung's end waits in `overflow`
-// until rung 0 is used up and is rebuilt from it. A bucket too full to sort
+// until rung 0 is used up and is rebuilt from it. A bucket too full to heapify
 // cheaply becomes a finer rung of its own (at most max_rungs deep), and a heap
 // that grows past take_back_above hands its entries back to a rung. While the
 // pending set is small the horizon sits at the end of time and the heap holds
@@ -70,7 +70,7 @@ class EventLadder {
     overflow_.push_back(entry);
   }
 
-  // Moves the earliest non-empty bucket, sorted, into `heap` (which must be
+  // Moves the earliest non-empty bucket into `heap` (which must be
   // empty) and advances the horizon past it. False when the ladder is empty.
   bool refill(EventHeap& heap);
 
