@@ -3,11 +3,13 @@
 // wait in buckets instead of the heap.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "core/event_queue.h"
 #include "tests/unit/core/test_events.h"
@@ -79,6 +81,28 @@ void run_against_reference(EventQueue& q, std::uint64_t seed, int steps, std::in
   }
   EXPECT_TRUE(q.empty());
   EXPECT_TRUE(q.top_time().is_infinite());
+}
+
+// A bucket joins the heap unsorted (Floyd's heapify): any order of entries,
+// duplicates of one instant included, pops back in (time, tie) order.
+TEST(EventHeap, AssignHeapifiesEntriesInAnyOrder) {
+  std::mt19937_64 rng(7);
+  for (std::size_t n : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 17u, 64u, 1000u}) {
+    std::vector<QueueEntry> entries;
+    for (std::size_t i = 0; i < n; ++i)
+      entries.push_back({rng() % 50, rng() % 1000, static_cast<std::uint32_t>(i)});
+    std::vector<QueueEntry> sorted = entries;
+    std::sort(sorted.begin(), sorted.end(), [](const QueueEntry& a, const QueueEntry& b) { return before(a, b); });
+    EventHeap heap;
+    heap.assign(entries);
+    ASSERT_EQ(heap.size(), n);
+    for (const QueueEntry& want : sorted) {
+      ASSERT_FALSE(heap.empty());
+      EXPECT_EQ(heap.top().key(), want.key()) << "n " << n;
+      heap.pop();
+    }
+    EXPECT_TRUE(heap.empty());
+  }
 }
 
 TEST(EventLadder, TinyBucketsKeepExactOrder) {
