@@ -102,6 +102,10 @@ class Network {
   void deliver_now(core::LpContext& engine, const Message& m);
   // Puts one chunk on link l and schedules what happens at its far end.
   LinkPorts::Slot pass(core::LpContext& engine, LinkId l, core::SimTime head, const ChunkPayload& chunk);
+  // The link a chunk at vertex `at` takes next (routing.h; adaptive routing
+  // as of `now`); kNoLink, with the run stopped, when `at` is off its path.
+  LinkId next_hop(core::LpContext& engine, VertexId at, const ChunkPayload& chunk, core::SimTime now);
+  void mark_relayed_links();
   std::uint64_t piece_bytes(const Message& m) const;
   // Adaptive routing or several queue pairs between servers: chunks take their own paths.
   bool multipath(const ChunkPayload& c) const {
@@ -130,6 +134,9 @@ class Network {
   int queue_pairs_ = 1;               // packet mode with topology.routing: ecmp_multi_qp
   std::uint64_t adaptive_piece_ = 0;  // chunk size of multipath messages (< kCountChunk)
   std::vector<std::uint32_t> next_message_id_;  // per sending GPU (multipath only)
+  // Per link: a GPU's link into a NIC that only relays it (mark_relayed_links):
+  // a chunk takes the NIC's uplink in the same event.
+  std::vector<std::uint8_t> relayed_;
   Reassembly reassembly_;
 };
 

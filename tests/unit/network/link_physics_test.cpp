@@ -66,6 +66,22 @@ TEST(CutThrough, ChunkSizeDoesNotChangeAnIdleTransfer) {
   EXPECT_GT(small.events(), 50 * large.events() / 8);  // the small chunks really were simulated
 }
 
+// A NIC with one GPU behind it and one uplink relays what that GPU sends:
+// the chunk takes the uplink in the GPU's own event (Network::
+// mark_relayed_links). On idle links the message arrives exactly when it does
+// through a NIC shared by two GPUs, which handles each chunk in an event of
+// its own: one event per chunk fewer, nothing else.
+TEST(CutThrough, ANicWithOneGpuRelaysInTheSendersEvent) {
+  const auto shape = test::fabric(models::TopologyKind::rail_optimized, 4, 2);
+  const models::network::ClusterGraph own = models::network::build_cluster(test::server(8, 8), shape);
+  const models::network::ClusterGraph shared = models::network::build_cluster(test::server(8, 4), shape);
+  const Transfer t{0, 16, 8 << 20};  // 8 chunks of 1 MiB to the other leaf group, same rail
+  test::TransferRig relayed(own, test::net_config(NetworkMode::packet));
+  test::TransferRig handled(shared, test::net_config(NetworkMode::packet));
+  EXPECT_EQ(relayed.run({t})[0], handled.run({t})[0]);
+  EXPECT_EQ(handled.events() - relayed.events(), 8u);
+}
+
 TEST(CutThrough, EmptyMessagePaysTheLatency) {
   const models::network::ClusterGraph g = rails();
   test::TransferRig rig(g, test::net_config(NetworkMode::packet));
