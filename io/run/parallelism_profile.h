@@ -60,6 +60,7 @@ struct ParallelismProfile {
   // through the cache, which sampling does not see); a plain run's
   // simulation.wall_s / events is exact.
   double seconds_per_event() const;
+  bool replay_excluded() const;  // observer_s is subtracted from engine_wall_s (seconds_per_event)
 };
 
 // MPI point-to-point latency by message size, for the projection's messages
