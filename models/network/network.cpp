@@ -47,6 +47,42 @@ void Network::mark_relayed_links() {
     }
     relayed_[static_cast<std::size_t>(l)] = gpus == 1 && uplinks == 1;
   }
+  mark_delivering_links();
+}
+
+// The receiving side of the same NIC: its link to the GPU has no input but
+// the leaf's link into it, and where it is no slower than that link it never
+// queues (a chunk's head arrives after the previous chunk's tail has left, and
+// serialisation rounds monotonically), so a chunk crosses it from head to
+// tail with no wait. The leaf that puts the chunk on its link into the NIC
+// therefore takes the NIC-GPU link too, in the same event, and sends the
+// message's MessageDelivered to the GPU itself, at the time the NIC would
+// have (later than its send to the NIC: the leaf's lookahead holds, and the
+// GPU shares the NIC's rank). The NIC-GPU link's port and counters then live
+// with the leaf (transmitter()). Single-path fabrics only: an adaptive or
+// multi-QP message is reassembled at the NIC's rank, so there the NIC keeps
+// its events.
+void Network::mark_delivering_links() {
+  down_of_.assign(static_cast<std::size_t>(graph_.link_count()), kNoLink);
+  transmitter_.resize(static_cast<std::size_t>(graph_.link_count()));
+  for (LinkId l = 0; l < graph_.link_count(); ++l) transmitter_[static_cast<std::size_t>(l)] = graph_.link(l).src;
+  if (config_.mode != NetworkMode::packet || adaptive_ || queue_pairs_ > 1) return;
+  for (LinkId l = 0; l < graph_.link_count(); ++l) {
+    const Link& link = graph_.link(l);
+    if (graph_.vertex(link.dst).kind != VertexKind::nic || graph_.vertex(link.src).kind == VertexKind::gpu) continue;
+    int gpus = 0, uplinks = 0;
+    LinkId down = kNoLink;
+    for (LinkId out : graph_.out_links(link.dst)) {
+      if (graph_.vertex(graph_.link(out).dst).kind == VertexKind::gpu) { ++gpus; down = out; }
+      else ++uplinks;
+    }
+    if (gpus != 1 || uplinks != 1 || graph_.link(down).failed) continue;
+    if (ports_.serialisation(down, kMaxChunkBytes) > ports_.serialisation(l, kMaxChunkBytes) ||
+        graph_.link(down).bandwidth_Bps < link.bandwidth_Bps)
+      continue;
+    down_of_[static_cast<std::size_t>(l)] = down;
+    transmitter_[static_cast<std::size_t>(down)] = link.src;
+  }
 }
 
 core::SimTime Network::send_all(core::LpContext& engine, std::span<const Message> messages) {
@@ -96,6 +132,11 @@ LinkPorts::Slot Network::pass(core::LpContext& engine, LinkId l, core::SimTime h
   ChunkPayload next = chunk;
   next.tail = s.end + link.latency;
   const core::SimTime arrival = s.start + link.latency;
+  if (const LinkId down = down_of_[static_cast<std::size_t>(l)]; down != kNoLink) {  // mark_delivering_links
+    const LinkPorts::Slot sd = ports_.transmit(down, arrival, next.tail, chunk_bytes(chunk));
+    arrive_at_destination(engine, graph_.link(down), sd, next);
+    return s;
+  }
   if (relayed_[static_cast<std::size_t>(l)]) {  // its NIC's uplink next, in this event (mark_relayed_links)
     const LinkId up = next_hop(engine, link.dst, next, arrival);
     if (up != kNoLink) pass(engine, up, arrival, next);

@@ -74,7 +74,11 @@ class Network {
   // A MessageDelivered at a GPU LP: who sent what.
   static Delivery delivery(const MessageDelivered& d) { return {d.chunk.src_gpu, d.chunk.dst_gpu, d.chunk.tag}; }
 
-  // Counters of the links leaving this rank's LPs (others stay zero here).
+  // The vertex whose LP puts chunks on link l, and so keeps its port and
+  // counters: its source, or for a NIC's link to its GPU taken in the leaf's
+  // event (mark_delivering_links), that leaf.
+  VertexId transmitter(LinkId l) const { return transmitter_[static_cast<std::size_t>(l)]; }
+  // Counters of the links this rank's LPs transmit on (others stay zero here).
   const LinkCounters& counters(LinkId l) const { return ports_.counters(l); }
   // Packet mode: the link counters of this rank's links, summed (every link's
   // counters move only on the rank that owns its source) into the registry:
@@ -106,6 +110,7 @@ class Network {
   // as of `now`); kNoLink, with the run stopped, when `at` is off its path.
   LinkId next_hop(core::LpContext& engine, VertexId at, const ChunkPayload& chunk, core::SimTime now);
   void mark_relayed_links();
+  void mark_delivering_links();
   std::uint64_t piece_bytes(const Message& m) const;
   // Adaptive routing or several queue pairs between servers: chunks take their own paths.
   bool multipath(const ChunkPayload& c) const {
@@ -137,6 +142,10 @@ class Network {
   // Per link: a GPU's link into a NIC that only relays it (mark_relayed_links):
   // a chunk takes the NIC's uplink in the same event.
   std::vector<std::uint8_t> relayed_;
+  // Per link: a leaf's link into such a NIC whose link to the GPU never
+  // queues: that link (mark_delivering_links), taken in the leaf's event.
+  std::vector<LinkId> down_of_;
+  std::vector<VertexId> transmitter_;  // per link: the vertex whose LP puts chunks on it
   Reassembly reassembly_;
 };
 

@@ -58,7 +58,7 @@ std::vector<std::int64_t> fault_figures(const TrainingSetup& setup, const partit
         mine[fl.own() + i * fl.stages + stage_of(g)] += busy_of[static_cast<std::size_t>(g)];
     if (net.config().mode != NetworkMode::packet) continue;
     for (network::LinkId l : setup.fault_reach()[i].link_ids) {
-      if (mapping.vertex_rank[static_cast<std::size_t>(net.graph().link(l).src)] != rank) continue;
+      if (mapping.vertex_rank[static_cast<std::size_t>(net.transmitter(l))] != rank) continue;
       const network::LinkCounters& c = net.counters(l);
       mine[fl.bytes() + i] += static_cast<std::int64_t>(c.bytes);
       mine[fl.sums() + i] = std::max(mine[fl.sums() + i], c.busy_ps);

@@ -93,7 +93,7 @@ RunResult::Local local_rows(const TrainingSetup& setup, const partition::RankMap
   if (net.config().mode != NetworkMode::packet) return local;
   const network::ClusterGraph& graph = setup.graph();
   for (int l = 0; l < graph.link_count(); ++l) {
-    const auto src = static_cast<std::size_t>(graph.link(l).src);
+    const auto src = static_cast<std::size_t>(net.transmitter(l));
     if (mapping.vertex_rank[src] != rank) continue;
     const network::LinkCounters& c = net.counters(l);
     local.links.push_back({static_cast<std::uint32_t>(l), c.busy_ps, c.bytes, c.peak_queue_bytes});
