@@ -21,6 +21,7 @@ Network::Network(const ClusterGraph& g, NetworkConfig config)
     next_message_id_.assign(static_cast<std::size_t>(g.gpu_count()), 0);
   }
   mark_relayed_links();
+  mark_delivering_links();
 }
 
 // A NIC with one GPU behind it and one uplink passes on, in arrival order,
@@ -47,7 +48,6 @@ void Network::mark_relayed_links() {
     }
     relayed_[static_cast<std::size_t>(l)] = gpus == 1 && uplinks == 1;
   }
-  mark_delivering_links();
 }
 
 // The receiving side of the same NIC: its link to the GPU has no input but
@@ -132,7 +132,8 @@ LinkPorts::Slot Network::pass(core::LpContext& engine, LinkId l, core::SimTime h
   ChunkPayload next = chunk;
   next.tail = s.end + link.latency;
   const core::SimTime arrival = s.start + link.latency;
-  if (const LinkId down = down_of_[static_cast<std::size_t>(l)]; down != kNoLink) {  // mark_delivering_links
+  if (const LinkId down = down_of_[static_cast<std::size_t>(l)];
+      down != kNoLink && graph_.link(down).dst == chunk.dst_gpu) {  // mark_delivering_links
     const LinkPorts::Slot sd = ports_.transmit(down, arrival, next.tail, chunk_bytes(chunk));
     arrive_at_destination(engine, graph_.link(down), sd, next);
     return s;
