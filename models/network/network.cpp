@@ -40,14 +40,20 @@ void Network::mark_relayed_links() {
   if (config_.mode != NetworkMode::packet) return;
   for (LinkId l = 0; l < graph_.link_count(); ++l) {
     const Link& link = graph_.link(l);
-    if (graph_.vertex(link.src).kind != VertexKind::gpu || graph_.vertex(link.dst).kind != VertexKind::nic) continue;
-    int gpus = 0, uplinks = 0;
-    for (LinkId out : graph_.out_links(link.dst)) {
-      if (graph_.vertex(graph_.link(out).dst).kind == VertexKind::gpu) ++gpus;
-      else ++uplinks;
-    }
-    relayed_[static_cast<std::size_t>(l)] = gpus == 1 && uplinks == 1;
+    if (graph_.vertex(link.src).kind == VertexKind::gpu && graph_.vertex(link.dst).kind == VertexKind::nic)
+      relayed_[static_cast<std::size_t>(l)] = lone_gpu_link(link.dst) != kNoLink;
   }
+}
+
+LinkId Network::lone_gpu_link(VertexId nic) const {
+  int uplinks = 0;
+  LinkId to_gpu = kNoLink;
+  for (LinkId out : graph_.out_links(nic)) {
+    if (graph_.vertex(graph_.link(out).dst).kind != VertexKind::gpu) ++uplinks;
+    else if (to_gpu == kNoLink) to_gpu = out;
+    else return kNoLink;  // a second GPU
+  }
+  return uplinks == 1 ? to_gpu : kNoLink;
 }
 
 // The receiving side of the same NIC: its link to the GPU has no input but
@@ -70,16 +76,9 @@ void Network::mark_delivering_links() {
   for (LinkId l = 0; l < graph_.link_count(); ++l) {
     const Link& link = graph_.link(l);
     if (graph_.vertex(link.dst).kind != VertexKind::nic || graph_.vertex(link.src).kind == VertexKind::gpu) continue;
-    int gpus = 0, uplinks = 0;
-    LinkId down = kNoLink;
-    for (LinkId out : graph_.out_links(link.dst)) {
-      if (graph_.vertex(graph_.link(out).dst).kind == VertexKind::gpu) { ++gpus; down = out; }
-      else ++uplinks;
-    }
-    if (gpus != 1 || uplinks != 1 || graph_.link(down).failed) continue;
-    if (ports_.serialisation(down, kMaxChunkBytes) > ports_.serialisation(l, kMaxChunkBytes) ||
-        graph_.link(down).bandwidth_Bps < link.bandwidth_Bps)
-      continue;
+    const LinkId down = lone_gpu_link(link.dst);
+    // No slower: serialisation is bytes x 1e12 / bandwidth, rounded, so no longer for any chunk.
+    if (down == kNoLink || graph_.link(down).failed || graph_.link(down).bandwidth_Bps < link.bandwidth_Bps) continue;
     down_of_[static_cast<std::size_t>(l)] = down;
     transmitter_[static_cast<std::size_t>(down)] = link.src;
   }

@@ -110,6 +110,8 @@ class Network {
   // as of `now`); kNoLink, with the run stopped, when `at` is off its path.
   LinkId next_hop(core::LpContext& engine, VertexId at, const ChunkPayload& chunk, core::SimTime now);
   void mark_relayed_links();
+  // A NIC's link to its GPU where it has exactly one GPU and one uplink; else kNoLink.
+  LinkId lone_gpu_link(VertexId nic) const;
   void mark_delivering_links();
   std::uint64_t piece_bytes(const Message& m) const;
   // Adaptive routing or several queue pairs between servers: chunks take their own paths.
