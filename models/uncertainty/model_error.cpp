@@ -7,24 +7,24 @@ namespace pf::models::uncertainty {
 namespace {
 
 constexpr std::string_view kSource =
-    "preflight's step time against 121 published measured runs (tests/validation, analytical network, commit "
-    "2913cf7, 2026-12-05), less the cost-model priors' own spread (tests/bench/model_error_table.py "
+    "preflight's step time against 125 published measured runs (tests/validation, analytical network; dense rows "
+    "at commit 2913cf7, 2026-12-05, MoE rows at 2026-12-06 with ModelZoo's stated expert TP 1), less the cost-model priors' own spread (tests/bench/model_error_table.py "
     "--parameter-band, the priors' band of commit db24210)";
 
 // Measured / predicted step time at kModelErrorLevels (0, 5, 10, 25, 50, 75,
 // 90, 95, 100 %). Dense: 101 rows (A100, H100, H100 96 GB, H200, B200, GB200;
-// Megatron-LM, NeMo, Megatron-Bridge, torchtitan, llm-foundry, BLOOM). MoE: 20
+// Megatron-LM, NeMo, Megatron-Bridge, torchtitan, llm-foundry, BLOOM). MoE: 24
 // rows (Megatron-Bridge's DeepSeek-V3, GPT-OSS, Qwen3; ModelZoo's Qwen3-235B).
 // Each knot's log distance from the median is shrunk by k so that these and
 // the parameters' band together spread as the residuals do (Var ln residual =
 // Var ln parameters + Var ln model error): the residuals' P10..P90 1.313
-// (dense) and 2.103 (MoE), the parameters' median band 1.091 and 1.102
-// (32 samples, 116 rows), k = 0.947 and 0.991. Each stratum's raw P10..P90
+// (dense) and 1.942 (MoE), the parameters' median band 1.091 and 1.102
+// (32 samples, 116 rows), k = 0.948 and 0.989. Each stratum's raw P10..P90
 // covers each source's rows when fitted on the other sources' rows 73.3 %
-// (dense) and 65.0 % (MoE) of the time.
+// (dense) and 66.7 % (MoE) of the time.
 constexpr ModelError kDense{"dense", 101, {0.7687, 0.8824, 0.9333, 1.0154, 1.0957, 1.1465, 1.2081, 1.2380, 1.2828},
                             kSource};
-constexpr ModelError kMoe{"moe", 20, {0.6222, 0.8248, 0.8519, 0.9497, 1.0824, 1.3921, 1.7804, 2.1902, 2.2499},
+constexpr ModelError kMoe{"moe", 24, {0.8158, 0.8384, 0.8703, 0.9484, 1.0447, 1.3086, 1.6776, 2.1153, 2.2453},
                           kSource};
 
 // The piecewise-linear map through the knots (from[k], to[k]), `from`

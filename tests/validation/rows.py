@@ -253,7 +253,9 @@ SOURCE_DEFAULTS = {
         "(Megatron-Core's --recompute-modules); 'selective (layernorm + moe modules)' -> [layernorm, moe]; 'full' -> full; "
         "blank -> none",
         "pipeline split with embedding and loss accounting (runtime.conf LAYERS=96 'Account loss and embedding')",
-        "rows stating ETP=1: parallelism.expert_tp 1 with EP as stated (MoE parallel folding); rows without: experts sharded over TP, EP out of DP, and EP over TP/CP ranks (rows 7-9, 12: no ETP stated) is left out",
+        "parallelism.expert_tp 1 with EP as stated (MoE parallel folding) on every row: the table states ETP=1 for rows 1-5, "
+        "and every command runs sbatch_benchmarking.sh with MODEL=Qwen3-235B-A22B, whose model yaml "
+        "(model_configs/benchmarking/Qwen3-235B-A22B.yaml, every version b06a6d8 .. e865051) sets --expert-tensor-parallel-size 1",
         "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
         "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (64 for 128 and 256 GPUs)",
         "DeepEP and HybridEP rows: training.moe_token_dispatcher flex (fused dispatch: no count all-gather, no probabilities all-to-all, no sort by expert); DeepEP's per-node deduplication of inter-node traffic is not modelled (the dispatch is a plain all-to-all)",
@@ -460,6 +462,8 @@ def cuda_graphs(row):
         p = r["precision"].lower()
         scope = BRIDGE_GRAPHS.get((r["model_name"], r["gpu"], p), BRIDGE_GRAPHS.get((r["model_name"], r["gpu"], None)))
         where = "Megatron-Bridge 25.11 perf config (97ad8cc)"
+    elif modelzoo_gb200_long_context(row):
+        return {}, None  # its command captures no graphs
     else:
         m = GRAPH_NOTE.search(r["notes"])  # ModelZoo's GB200 commands: "CUDA graphs (attn, moe_router, ...)"
         scope = [s.strip() for s in m.group(1).split(",")] if m else None
@@ -501,6 +505,16 @@ def cpu_offload_layers(row):
 # --fine-grained-activation-offloading --offload-modules expert_fc1 moe_act.
 MODELZOO_OFFLOAD_NOTE = "activation offloading required"
 MODELZOO_OFFLOAD = {"recompute_modules": ["moe_act", "layernorm"], "offload_modules": ["expert_fc1", "moe_act"]}
+# ModelZoo's GB200 128k long-context row: its own command ("Command (MXFP8, 128k long context)", read at
+# e865051) runs --recompute-granularity selective --recompute-modules moe_act layernorm and no CUDA graphs
+# (the data set's note quotes the BF16 command's graphs).
+MODELZOO_GB200_LONG_CONTEXT_NOTE = "long context"
+MODELZOO_GB200_LONG_CONTEXT_RECOMPUTE = ["moe_act", "layernorm"]
+
+
+def modelzoo_gb200_long_context(row):
+    return (row.source == "megatron-moe-modelzoo-qwen3" and row.raw["gpu"] == "GB200"
+            and MODELZOO_GB200_LONG_CONTEXT_NOTE in row.raw["notes"])
 
 
 def offload_modules(row):
@@ -515,6 +529,8 @@ def recompute_modules(row):
     r = row.raw
     if row.source == "megatron-moe-modelzoo-qwen3" and MODELZOO_OFFLOAD_NOTE in r["notes"]:
         return MODELZOO_OFFLOAD["recompute_modules"]
+    if modelzoo_gb200_long_context(row):
+        return MODELZOO_GB200_LONG_CONTEXT_RECOMPUTE
     if row.source == "megatron-bridge-25.11-perf-summary":
         return BRIDGE_RECOMPUTE_MODULES.get((r["model_name"], r["gpu"]))
     text = r["recompute"].lower()
@@ -598,12 +614,22 @@ def _model(row):
     return m, []
 
 
+# Sources whose every row ran a model config that sets Megatron's --expert-tensor-parallel-size 1.
+MODEL_YAML_ETP1 = {
+    # every version of model_configs/benchmarking/Qwen3-235B-A22B.yaml (b06a6d8 .. e865051), which
+    # sbatch_benchmarking.sh reads for MODEL=Qwen3-235B-A22B (runtime_configs/benchmarking/common.conf):
+    # the H100 table, the long-context commands and the GB200 commands alike
+    "megatron-moe-modelzoo-qwen3": "model yaml --expert-tensor-parallel-size 1",
+}
+
+
 def _map_ep(row, tp, dp, cp, ep):
     """(ep, expert_tp) for the row: expert TP 1 where the source states ETP=1 (Megatron's MoE parallel folding:
     whole experts, EP groups on consecutive ranks of the stage); otherwise experts sharded over TP, EP out of DP."""
-    if tp > 1 and "ETP=1" in row.raw["notes"]:
+    if tp > 1 and ("ETP=1" in row.raw["notes"] or row.source in MODEL_YAML_ETP1):
         if (tp * cp * dp) % ep == 0:
-            row.assumptions.append(f"ETP 1 (source): expert_tp 1, EP {ep} over the stage's tp x cp x dp ranks")
+            where = "source" if "ETP=1" in row.raw["notes"] else MODEL_YAML_ETP1[row.source]
+            row.assumptions.append(f"ETP 1 ({where}): expert_tp 1, EP {ep} over the stage's tp x cp x dp ranks")
             return ep, 1
         _unsupported(row, f"EP {ep} does not divide tp*cp*dp = {tp * cp * dp}")
         return ep, 1
