@@ -141,6 +141,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   if (const ConfigNode* scope = r.find("cuda_graph_scope")) t.cuda_graph_scope = parse_graph_scope(*scope, t.launch);
   t.moe_token_dispatcher = r.get_enum_or("moe_token_dispatcher", models::MoeTokenDispatcher::alltoall, kDispatcher);
+  t.moe_load_imbalance = r.get_double_or("moe_load_imbalance", 1.0, NumberRange::at_least(1.0));
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;
   t.host_overhead_us = r.get_double_or("host_overhead_us", launch_default, NumberRange::non_negative());

@@ -78,7 +78,9 @@ double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Acti
          + drop * d(x.tokens_sp) * d(x.hidden);
 }
 
-// Routed experts see expert_rows token copies; routing is taken as balanced.
+// Routed experts see expert_rows token copies: the busiest EP rank's, whose
+// memory is the peak (training.moe_load_imbalance; 1: balanced). The combined
+// outputs come back to their own rank: routed_tokens.
 double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
   // The norm output is the router's input: 16-bit whatever the dtype.
   if (drops(rc, o, RecomputeModules::moe)) return submodule_input_bytes(x, drop, rc, o, 2);

@@ -32,7 +32,9 @@ double comm_buffer_bytes(const workload::WorkloadPlan& plan, const workload::Sta
   }
   if (plan.parallelism().pp > 1) bytes += 2.0 * static_cast<double>(plan.p2p_bytes());
   if (plan.parallelism().ep > 1) {
-    bytes += 2.0 * 2.0 * static_cast<double>(plan.dims().routed_tokens * plan.dims().hidden);
+    // The dispatch's send and receive buffers, 16-bit: what this GPU sends, what the busiest rank receives.
+    const auto& d = plan.dims();
+    bytes += 2.0 * static_cast<double>((d.routed_tokens + d.received_tokens) * d.hidden);
   }
   return bytes;
 }

@@ -172,6 +172,11 @@ struct TrainingSpec {
   KernelLaunch launch = KernelLaunch::eager;
   CudaGraphScope cuda_graph_scope;  // modules graphed in an eager step (launch: eager)
   MoeTokenDispatcher moe_token_dispatcher = MoeTokenDispatcher::alltoall;
+  // Routed token copies the busiest expert-parallel rank receives, over the
+  // mean (1: every rank the same, as --moe-router-force-load-balancing
+  // makes it). Dropless routing balanced by an auxiliary loss leaves some
+  // ranks busier; every MoE layer then waits for the busiest at its combine.
+  double moe_load_imbalance = 1.0;
   double host_overhead_us = kEagerHostOverheadUs;  // per kernel launch; default follows `launch`
   // The host waits for the GPU at each micro-batch's loss (Megatron's NaN
   // check, on by default: pretrain_gpt.py loss_func -> rerun_state_machine

@@ -1,11 +1,24 @@
 #include "models/workload/model_dims.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pf::models::workload {
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The busiest EP rank's token copies: `mean` x `imbalance`, rounded up to
+// 16 rows per local expert (the padding Megatron's fp8 grouped GEMMs apply,
+// --moe-router-padding-for-fp8), so that an imbalance moves the experts'
+// GEMMs by their extra rows and not by a 16-byte misalignment of the split
+// that the balanced split does not have. An imbalance of 1 changes nothing.
+std::int64_t busiest_share(std::int64_t mean, double imbalance, std::int64_t local_experts) {
+  if (imbalance <= 1.0) return mean;
+  const auto tile = 16 * std::max<std::int64_t>(1, local_experts);
+  const auto rows = static_cast<std::int64_t>(std::ceil(static_cast<double>(mean) * imbalance));
+  return std::max(mean, ceil_div(rows, tile) * tile);
+}
 
 }  // namespace
 
@@ -76,8 +89,9 @@ LocalDims local_dims(const ModelSpec& model, const ParallelismSpec& par, const T
     d.shared_ffn_local = m.shared_experts * m.expert_ffn_hidden_size / d.tp;
     d.shared_fc1_local = gate * d.shared_ffn_local;
     d.routed_tokens = d.tokens_sp * d.top_k;
+    d.received_tokens = busiest_share(d.routed_tokens, train.moe_load_imbalance, d.experts_local);
     d.expert_tp_gather = d.sp && par.etp() > 1;
-    d.expert_rows = d.routed_tokens * (d.expert_tp_gather ? d.tp : 1);
+    d.expert_rows = d.received_tokens * (d.expert_tp_gather ? d.tp : 1);
   }
   return d;
 }

@@ -55,8 +55,12 @@ struct LocalDims {
   // tokens dispatched to them as they are.
   bool expert_tp_gather = false;
   std::int64_t shared_ffn_local = 0, shared_fc1_local = 0;  // always-on experts, tensor-parallel like a dense MLP
-  std::int64_t routed_tokens = 0;  // tokens_sp * top_k: token copies this GPU dispatches (balanced routing)
-  std::int64_t expert_rows = 0;    // rows of this GPU's expert GEMMs: routed_tokens, gathered over tp if expert_tp_gather
+  std::int64_t routed_tokens = 0;    // tokens_sp * top_k: token copies this GPU dispatches (and, balanced, receives)
+  // Token copies the busiest EP rank receives: routed_tokens x training.moe_load_imbalance. Every rank is
+  // priced as that one: the layer's combine waits for it, so its experts and its share of the all-to-alls
+  // set the pace (what each GPU sends, permutes and unpermutes stays routed_tokens).
+  std::int64_t received_tokens = 0;
+  std::int64_t expert_rows = 0;      // rows of this GPU's expert GEMMs: received_tokens, gathered over tp if expert_tp_gather
 };
 
 LocalDims local_dims(const ModelSpec& model, const ParallelismSpec& par, const TrainingSpec& train);

@@ -109,7 +109,7 @@ int sort_by_expert(UnitBuilder& b, const RecipeContext& c, OpKind kind, int laun
 // flex dispatcher carries them with the tokens.
 int probs_exchange(UnitBuilder& b, const RecipeContext& c, int after) {
   if (!alltoall(c)) return after;
-  return b.collective(OpKind::ep_probs_exchange, GroupKind::ep, c.d.routed_tokens * 2, {DepRef::op(after)});
+  return b.collective(OpKind::ep_probs_exchange, GroupKind::ep, c.d.received_tokens * 2, {DepRef::op(after)});
 }
 
 // Megatron's MoELayer after the pre-MLP norm `norm`: router, dispatch,
@@ -140,7 +140,8 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
   if (c.graphs.has(CudaGraphScope::moe_preprocess)) b.mark_graphed(route + 1, counts + 1);
   int x = b.rows(OpKind::moe_permute_fwd, d.routed_tokens, h, 2, 0, {DepRef::op(router), DepRef::op(counts)});
   b.set_launches(x, kPermuteFwdKernels);
-  std::int64_t routed_bytes = d.routed_tokens * h * 2;
+  // The all-to-alls as the busiest receiver sees them (training.moe_load_imbalance).
+  std::int64_t routed_bytes = d.received_tokens * h * 2;
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   int probs = x;  // what the activation's multiply by the routing probabilities waits for
   if (has_ep(c)) {
@@ -204,7 +205,8 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int shared = -1;
   if (d.shared_ffn_local > 0) shared = mlp_core_bwd(b, c, DepRef::op(res), shared_widths(c, p));
   int y = b.rows(OpKind::moe_unpermute_bwd, d.routed_tokens, h, 3, 2, {DepRef::op(res)});
-  std::int64_t routed_bytes = d.routed_tokens * h * 2;
+  // The all-to-alls as the busiest receiver sees them (training.moe_load_imbalance).
+  std::int64_t routed_bytes = d.received_tokens * h * 2;
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});

@@ -256,6 +256,9 @@ SOURCE_DEFAULTS = {
         "parallelism.expert_tp 1 with EP as stated (MoE parallel folding) on every row: the table states ETP=1 for rows 1-5, "
         "and every command runs sbatch_benchmarking.sh with MODEL=Qwen3-235B-A22B, whose model yaml "
         "(model_configs/benchmarking/Qwen3-235B-A22B.yaml, every version b06a6d8 .. e865051) sets --expert-tensor-parallel-size 1",
+        "routing at forced balance (training.moe_load_imbalance 1, preflight's default): the long-context and GB200 commands "
+        "add --moe-router-force-load-balancing, as does best_practice/qwen3/run_h100_235b.sh (1ed4179) for the H100 table's "
+        "TP 2 / EP 32 plan; rows 3-5 state no routing",
         "Qwen3-235B-A22B: head_dim 128, rmsnorm, untied embeddings, no shared experts",
         "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (64 for 128 and 256 GPUs)",
         "DeepEP and HybridEP rows: training.moe_token_dispatcher flex (fused dispatch: no count all-gather, no probabilities all-to-all, no sort by expert); DeepEP's per-node deduplication of inter-node traffic is not modelled (the dispatch is a plain all-to-all)",

@@ -167,6 +167,16 @@ TEST(ConfigOverrides, HostOverheadScaleAndMoeTokenDispatcher) {
             "--set training.moe_token_dispatcher=deepep: expected one of alltoall | flex, found 'deepep'");
 }
 
+// training.moe_load_imbalance: the busiest EP rank's share over the mean, 1 by default, never below 1.
+TEST(ConfigOverrides, MoeLoadImbalance) {
+  TempDir dir;
+  const std::string exp = write_experiment(dir);
+  EXPECT_DOUBLE_EQ(load_experiment(exp).training.moe_load_imbalance, 1.0);
+  EXPECT_DOUBLE_EQ(load_experiment(exp, {"training.moe_load_imbalance=1.63"}).training.moe_load_imbalance, 1.63);
+  EXPECT_EQ(config_error([&] { load_experiment(exp, {"training.moe_load_imbalance=0.9"}); }),
+            "--set training.moe_load_imbalance=0.9: expected a number >= 1, found '0.9'");
+}
+
 // training.cuda_graph_scope: Megatron-Core's module names, its own pairing
 // rules, and no scope beside launch: cuda_graph.
 TEST(ConfigOverrides, CudaGraphScope) {

@@ -69,6 +69,28 @@ double module_bytes(const ModelSpec& m, const ParallelismSpec& par, bool moe, st
   return layer_activation_bytes(m, workload::local_dims(m, par, t), moe, Recompute::selective, o);
 }
 
+// The busiest EP rank (training.moe_load_imbalance) holds its experts'
+// inputs and outputs for every extra token copy it receives; what comes back
+// from the combine is the rank's own share.
+TEST(ActivationMemory, MoeLoadImbalanceKeepsTheBusiestRanksExpertTensors) {
+  const ModelSpec moe = tiny_moe(2);
+  ParallelismSpec par;
+  par.dp = 2;
+  par.ep = 2;
+  TrainingSpec t = two_short_sequences();
+  const workload::LocalDims even = workload::local_dims(moe, par, t);
+  t.moe_load_imbalance = 1.5;
+  const workload::LocalDims busy = workload::local_dims(moe, par, t);
+  ASSERT_GT(busy.expert_rows, even.expert_rows);
+  const ActivationOptions o{true, {}};
+  const double extra = static_cast<double>(busy.expert_rows - even.expert_rows);
+  // fc1 input (16-bit), activation input (16-bit, fc1 wide), activation output (16-bit): per extra row.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(moe, busy, true, Recompute::none, o) -
+                       layer_activation_bytes(moe, even, true, Recompute::none, o),
+                   extra * (2.0 * static_cast<double>(even.hidden) + 2.0 * static_cast<double>(even.expert_fc1_local) +
+                            2.0 * static_cast<double>(even.expert_ffn_local)));
+}
+
 TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
   using R = RecomputeModules;
   const ParallelismSpec par = tp2_sequence_parallel();

@@ -47,6 +47,66 @@ TEST(MoeGroupedGemm, OneGroupPerLocalExpertOverItsShareOfTheTokens) {
   }
 }
 
+// The ops over the token copies an EP rank receives.
+bool on_received_rows(OpKind k) {
+  switch (k) {
+    case OpKind::expert_fc1_fwd: case OpKind::expert_fc2_fwd: case OpKind::expert_fc1_dgrad:
+    case OpKind::expert_fc2_dgrad: case OpKind::expert_fc1_wgrad: case OpKind::expert_fc2_wgrad:
+    case OpKind::expert_act_fwd: case OpKind::expert_act_bwd: case OpKind::moe_sort_fwd: case OpKind::moe_sort_bwd:
+    case OpKind::ep_probs_exchange: return true;
+    default: return false;
+  }
+}
+
+// training.moe_load_imbalance prices every rank as the busiest: its experts
+// take imbalance x the mean token copies (rounded up to 16 rows per local
+// expert) and the token all-to-alls carry its share; what each rank sends,
+// permutes and unpermutes is its own balanced share.
+TEST(MoeLoadImbalance, TheBusiestRankSetsTheExpertsAndTheAllToAlls) {
+  for (int ep : {2, 4}) {
+    testing::Config c;
+    c.moe = true;  // tiny_moe: 4 experts, top-2
+    c.dp = 4;
+    c.ep = ep;
+    const WorkloadPlan balanced = testing::make_plan(c);
+    c.moe_imbalance = 1.5;
+    const WorkloadPlan skewed = testing::make_plan(c);
+    const LocalDims &b = balanced.dims(), &s = skewed.dims();
+    const std::int64_t local = 4 / ep, tile = 16 * local;
+    EXPECT_EQ(b.received_tokens, b.routed_tokens) << "ep " << ep;
+    EXPECT_EQ(s.routed_tokens, b.routed_tokens) << "ep " << ep;
+    EXPECT_GE(2 * s.received_tokens, 3 * b.routed_tokens) << "ep " << ep;
+    EXPECT_LT(2 * s.received_tokens, 3 * b.routed_tokens + 2 * tile) << "ep " << ep;
+    EXPECT_EQ(s.received_tokens % tile, 0) << "ep " << ep;
+    EXPECT_EQ(s.expert_rows, s.received_tokens) << "ep " << ep;
+
+    const std::vector<Op> ob = testing::ops_of(balanced, 0), os = testing::ops_of(skewed, 0);
+    ASSERT_EQ(ob.size(), os.size());
+    int experts = 0, alltoalls = 0, permutes = 0;
+    for (std::size_t i = 0; i < ob.size(); ++i) {
+      const Op &x = ob[i], &y = os[i];
+      ASSERT_EQ(x.kind, y.kind);
+      if (x.kind == OpKind::expert_fc1_fwd || x.kind == OpKind::expert_fc2_dgrad) {
+        EXPECT_EQ(x.shape.gemm.M * s.received_tokens, y.shape.gemm.M * b.routed_tokens) << "ep " << ep;
+        ++experts;
+      } else if (x.kind == OpKind::ep_dispatch || x.kind == OpKind::ep_combine) {
+        EXPECT_EQ(static_cast<std::int64_t>(x.bytes) * s.received_tokens,
+                  static_cast<std::int64_t>(y.bytes) * b.routed_tokens) << "ep " << ep;
+        ++alltoalls;
+      } else if (x.kind == OpKind::moe_permute_fwd || x.kind == OpKind::moe_unpermute_fwd) {
+        EXPECT_EQ(x.shape.rows, y.shape.rows) << "ep " << ep;
+        ++permutes;
+      } else if (!on_received_rows(x.kind)) {
+        EXPECT_EQ(x.bytes, y.bytes) << kind_name(x.kind) << " ep " << ep;  // nothing else moves
+        EXPECT_EQ(x.shape, y.shape) << kind_name(x.kind) << " ep " << ep;
+      }
+    }
+    EXPECT_GT(experts, 0);
+    EXPECT_GT(alltoalls, 0);
+    EXPECT_GT(permutes, 0);
+  }
+}
+
 }  // namespace
 }  // namespace pf::models::workload
 

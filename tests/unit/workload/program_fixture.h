@@ -26,6 +26,7 @@ struct Config {
   pf::models::GradReduceDtype grad_reduce = pf::models::GradReduceDtype::automatic;
   bool fp8 = false;  // training.dtype fp8 with `recipe`
   pf::models::Fp8Recipe recipe = pf::models::Fp8Recipe::delayed;
+  double moe_imbalance = 1.0;  // training.moe_load_imbalance
 
   std::string name() const {
     return "tp" + std::to_string(tp) + " cp" + std::to_string(cp) + " dp" + std::to_string(dp) + " pp" +
@@ -53,6 +54,7 @@ inline WorkloadPlan make_plan(const Config& c) {
   t.overlap_grad_reduce = c.overlap_grad;
   t.overlap_param_gather = c.overlap_param;
   t.grad_reduce_dtype = c.grad_reduce;
+  t.moe_load_imbalance = c.moe_imbalance;
   if (c.fp8) {
     t.dtype = pf::models::Dtype::fp8;
     t.fp8_recipe = c.recipe;
