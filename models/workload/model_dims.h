@@ -60,7 +60,7 @@ struct LocalDims {
   // priced as that one: the layer's combine waits for it, so its experts and its share of the all-to-alls
   // set the pace (what each GPU sends, permutes and unpermutes stays routed_tokens).
   std::int64_t received_tokens = 0;
-  std::int64_t expert_rows = 0;      // rows of this GPU's expert GEMMs: received_tokens, gathered over tp if expert_tp_gather
+  std::int64_t expert_rows = 0;  // this GPU's expert GEMM rows: received_tokens (x tp if expert_tp_gather)
 };
 
 LocalDims local_dims(const ModelSpec& model, const ParallelismSpec& par, const TrainingSpec& train);

@@ -162,18 +162,16 @@ TEST(ConfigPresets, TensorCorePeaksFollowDatasheetRatios) {
 // Triton FlashAttention (training.attention: flash_triton) against
 // FlashAttention-2, forward + backward, causal, head dim 128, 16 heads, batch
 // x seq = 16k, as the flash-attention README's benchmark figures measured them
-// (Dao-AILab/flash-attention, assets/flash2_a100_fwd_bwd_benchmark.png and
-// flash2_h100_fwd_bwd_benchmark.png, TFLOP/s at 2k, 4k, 8k, 16k keys). On A100
-// the Triton kernel itself: 68, 74, 78, 80 against FlashAttention-2's 155, 173,
-// 182, 189. Hopper has no Triton figure: FlashAttention-1 (108, 126, 135, 137
-// against 265, 294, 308, 328 on H100) times Triton's rate relative to
-// FlashAttention-1 on A100 (68/69, 74/76, 78/80, 80/83). The presets' rates,
-// through the roofline, keep each ratio within 5 %.
+// (Dao-AILab/flash-attention, assets/flash2_a100_fwd_bwd_benchmark.png, TFLOP/s
+// at 2k, 4k, 8k, 16k keys): on A100 the Triton kernel itself, 68, 74, 78, 80
+// against FlashAttention-2's 155, 173, 182, 189. The A100 preset's rates,
+// through the roofline, keep each ratio within 5 %. The Hopper and Blackwell
+// presets carry the rate fitted on llm-foundry's measured H100 sequence sweep
+// (configs/calibration/h100-sxm/mpt_sweep_bf16.csv, checked end to end by the
+// ctest accuracy_mpt_triton_sweep): 0.22 of peak, 2/3 of FlashAttention-2's.
 TEST(ConfigPresets, TritonFlashAttentionFollowsTheMeasuredRatio) {
   const std::vector<std::int64_t> keys{2048, 4096, 8192, 16384};
   const std::vector<double> a100_ratio{68.0 / 155, 74.0 / 173, 78.0 / 182, 80.0 / 189};
-  const std::vector<double> h100_fa1_ratio{108.0 / 265, 126.0 / 294, 135.0 / 308, 137.0 / 328};
-  const std::vector<double> a100_triton_over_fa1{68.0 / 69, 74.0 / 76, 78.0 / 80, 80.0 / 83};
   const auto predicted_ratio = [](const models::HardwareSpec& hw, std::int64_t s) {
     const models::Roofline r(hw.gpu);
     models::AttentionShape a{16384 / s, s, s, 16, 16, 128, true};
@@ -187,10 +185,9 @@ TEST(ConfigPresets, TritonFlashAttentionFollowsTheMeasuredRatio) {
   };
   for (std::size_t i = 0; i < keys.size(); ++i) {
     EXPECT_NEAR(predicted_ratio(hardware("a100-sxm-80gb"), keys[i]) / a100_ratio[i], 1.0, 0.05) << keys[i];
-    const double hopper = h100_fa1_ratio[i] * a100_triton_over_fa1[i];
-    for (const char* name : {"h100-sxm-80gb", "h200-sxm-141gb", "gh200-96gb", "h20-96gb"}) {
-      EXPECT_NEAR(predicted_ratio(hardware(name), keys[i]) / hopper, 1.0, 0.05) << name << " " << keys[i];
-    }
+  }
+  for (const char* name : {"h100-sxm-80gb", "h200-sxm-141gb", "gh200-96gb", "h20-96gb", "b200-192gb", "gb200-nvl72"}) {
+    EXPECT_DOUBLE_EQ(hardware(name).gpu.efficiency.attention_flash_triton, 0.22) << name;
   }
 }
 
