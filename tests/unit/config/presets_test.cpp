@@ -167,7 +167,7 @@ TEST(ConfigPresets, TensorCorePeaksFollowDatasheetRatios) {
 // against FlashAttention-2's 155, 173, 182, 189. The A100 preset's rates,
 // through the roofline, keep each ratio within 5 %. The Hopper and Blackwell
 // presets carry the rate fitted on llm-foundry's measured H100 sequence sweep
-// (configs/calibration/h100-sxm/mpt_sweep_bf16.csv, checked end to end by the
+// (configs/calibration/h100-sxm/mpt_sweep.csv, checked end to end by the
 // ctest accuracy_mpt_triton_sweep): 0.22 of peak, 2/3 of FlashAttention-2's.
 TEST(ConfigPresets, TritonFlashAttentionFollowsTheMeasuredRatio) {
   const std::vector<std::int64_t> keys{2048, 4096, 8192, 16384};
