@@ -1,30 +1,31 @@
 #!/usr/bin/python3
-"""ctest `accuracy_mpt_triton_sweep` (LABELS accuracy): the Hopper presets'
-Triton FlashAttention rate against llm-foundry's measured sequence sweep.
+"""ctest `accuracy_mpt_triton_sweep` (LABELS accuracy): the presets' Triton
+FlashAttention rate against llm-foundry's measured sequence sweeps.
 
-configs/calibration/h100-sxm/mpt_sweep.csv holds 30 measured runs of
-MPT 350M-30B on one 8-GPU H100 server, 512 to 32,768 tokens per sequence
-(mosaicml/llm-foundry, scripts/train/benchmarking/h100old.md at commit beb8dee,
-2023-08-22: FSDP FULL_SHARD; 22 in amp_bf16, the median of each setting's
-three runs, and 8 in amp_fp8; that commit's submit_benchmarks.py runs
-attn_impl triton by default). None of them is a validation row (the table's
-two fp8 runs that are, MPT-3B at 2k and MPT-1B at 8k, are left out of the
-file, and so is its MPT-350M fp8 run at 2k with checkpointing, at 6 % MFU a
-fifth of its neighbours'). Attention's share of the step grows from a
-few percent at 512 tokens to most of it at 32k, so the sweep pins the Triton
-kernel's rate (hardware.gpu.efficiency.attention_flash_triton, fitted on
-the 1B-13B bf16 runs: models/compute/README.md, "Kernel variants") while the
-rest of the step is shared with every other validation row; the fp8 runs are
-held out.
+MPT (llm-foundry, FSDP FULL_SHARD, attn_impl triton) measured on one 8-GPU
+server from 512 to 32,768 or 65,536 tokens per sequence; none of the runs is
+a validation row (configs/calibration/README.md says where each comes from):
+
+  configs/calibration/h100-sxm/mpt_sweep.csv  H100: commit beb8dee's
+      scripts/train/benchmarking/h100old.md, 22 amp_bf16 settings (median of
+      three runs) and 8 amp_fp8 runs (held out from the fit)
+  configs/calibration/a100-sxm/mpt_sweep.csv  A100 80GB: the README's A100
+      table (commit 8c8dd48), 48 settings, its 11 validation rows left out
+
+Attention goes from a few percent of the step at 512 tokens to most of it at
+32k-65k, so each sweep pins its GPU's Triton rate
+(hardware.gpu.efficiency.attention_flash_triton, models/compute/README.md,
+"Kernel variants") while the rest of the step is shared with every other row.
 
 Each run becomes an experiment as rows.py builds llm-foundry's rows (MPT:
-layernorm, GeLU, tied embeddings, ffn 4h; FSDP FULL_SHARD -> zero_stage 3;
-activation checkpointing -> recompute full; eager elementwise kernels;
-training.attention flash_triton). The test asserts every run's step time
-within MAX_ERROR and the mean signed error within MAX_BIAS (MPT-30B is
-reported only, REPORTED_ONLY says why): a rate set from the A100's
-Triton/FlashAttention-2 ratio (0.136 on H100) misses the 32k runs by +44 to
-+55 %.
+layernorm, GeLU, tied embeddings, ffn 4h; zero_stage 3; activation
+checkpointing -> recompute full; eager elementwise kernels; training.attention
+flash_triton). Per sweep the test asserts every run at >= LONG tokens within
+MAX_LONG_ERROR (attention's share), every run within MAX_ERROR, and the mean
+signed and absolute errors within MAX_BIAS and MAX_MEAN_ABS; MPT-30B is
+reported only (REPORTED_ONLY says why). Rates derived from Dao's A100
+Triton/FlashAttention-2 ratio (0.30 on A100, 0.136 on Hopper) miss the
+longest runs by +25 to +29 % (A100) and +44 to +55 % (H100).
 
   /usr/bin/python3 tests/validation/mpt_triton_sweep_check.py --preflight build/io/cli/preflight
 """
@@ -39,14 +40,20 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO / "configs" / "calibration" / "h100-sxm" / "mpt_sweep.csv"
-HARDWARE = REPO / "configs" / "hardware" / "h100-sxm-80gb.yaml"
-MAX_ERROR = 12.0  # percent, any asserted run (worst -10.0 %: MPT-350M fp8 at 512 tokens, attention ~2 % of it)
-MAX_BIAS = 5.0    # percent, mean signed error of the asserted runs
-# MPT-30B is printed, not asserted: every length is predicted ~13 % too fast, 512 tokens (attention a few
-# percent of the step) as much as 4k, so something beside attention is missing there (FULL_SHARD of 30B
-# parameters over 8 GPUs, re-gathered for every micro-batch and again for the checkpointed recompute), and
-# its 8k run takes 1.36x its 4k run per token, which no attention rate reproduces (1.12x at this one).
+SWEEPS = [("H100", REPO / "configs" / "calibration" / "h100-sxm" / "mpt_sweep.csv",
+           REPO / "configs" / "hardware" / "h100-sxm-80gb.yaml"),
+          ("A100", REPO / "configs" / "calibration" / "a100-sxm" / "mpt_sweep.csv",
+           REPO / "configs" / "hardware" / "a100-sxm-80gb.yaml")]
+LONG = 8192            # tokens: attention a third of the step or more
+MAX_LONG_ERROR = 12.0  # percent, any asserted run at >= LONG tokens (worst: H100 -4.4 %, A100 +10.4 %)
+MAX_ERROR = 25.0       # percent, any asserted run (worst: A100 MPT-760M at 512 tokens -22.1 %, 0.79x the
+                       # TFLOP/s of its own 2k run, where MPT-350M and -1B lose nothing)
+MAX_MEAN_ABS = 6.0     # percent, per sweep (H100 3.7 %, A100 3.9 %)
+MAX_BIAS = 5.0         # percent, mean signed per sweep (H100 -2.5 %, A100 -0.4 %)
+# MPT-30B is printed, not asserted: on both GPUs its 8k run takes ~1.4x its 4k run's time per token (the
+# model: 1.07-1.12x), which no attention rate reproduces; on H100 it is also ~13 % too fast at every
+# length, 512 tokens as much as 4k (not attention: FULL_SHARD of 30B parameters over 8 GPUs, re-gathered
+# for every micro-batch and its recompute, weighs more beside H100's faster compute).
 REPORTED_ONLY = {"30b"}
 
 
@@ -55,7 +62,7 @@ def fp8_recipe(r):
     return '\n  fp8_recipe: "delayed"' if r["precision"] == "fp8" else ""
 
 
-def experiment(r):
+def experiment(r, hardware):
     h = int(r["hidden"])
     return f"""name: "mpt-{r['model']}-{r['seq_length']}"
 model:
@@ -69,7 +76,7 @@ model:
   activation: "gelu"
   norm: "layernorm"
   tied_embeddings: true
-hardware: "{HARDWARE}"
+hardware: "{hardware}"
 topology:
   kind: "single_switch"
   nodes: 1
@@ -103,31 +110,44 @@ def step_seconds(preflight, yaml_text, gpus, workdir):
     return float(m.group(1)) / 1000.0
 
 
+def check_sweep(name, data, hardware, preflight, work):
+    """Runs one sweep; returns its failures."""
+    errors, failures = [], []
+    with data.open() as f:
+        for r in csv.DictReader(f):
+            gpus, seq = int(r["gpus"]), int(r["seq_length"])
+            tokens = int(r["micro_batch"]) * int(r["grad_accum"]) * gpus * seq
+            measured = tokens / gpus / float(r["tokens_per_s_per_gpu"])
+            predicted = step_seconds(preflight, experiment(r, hardware), gpus, work)
+            err = 100.0 * (predicted - measured) / measured
+            reported_only = r["model"] in REPORTED_ONLY
+            print(f"{name} MPT-{r['model']:>4} {r['precision']:>4} {seq:>6} tokens: measured {measured:8.3f} s, "
+                  f"predicted {predicted:8.3f} s ({err:+.1f} %){' (reported only)' if reported_only else ''}")
+            if reported_only:
+                continue
+            errors.append(err)
+            bound = MAX_LONG_ERROR if seq >= LONG else MAX_ERROR
+            if abs(err) > bound:
+                failures.append(f"{name} MPT-{r['model']} {r['precision']} at {seq} tokens: {err:+.1f} % "
+                                f"(bound {bound:g} %)")
+    bias, mean_abs = statistics.mean(errors), statistics.mean(abs(e) for e in errors)
+    print(f"{name}: {len(errors)} asserted runs, mean |error| {mean_abs:.1f} %, mean signed {bias:+.1f} %, "
+          f"worst {max(errors, key=abs):+.1f} %")
+    if abs(bias) > MAX_BIAS:
+        failures.append(f"{name}: mean signed error {bias:+.1f} % (bound {MAX_BIAS:g} %)")
+    if mean_abs > MAX_MEAN_ABS:
+        failures.append(f"{name}: mean |error| {mean_abs:.1f} % (bound {MAX_MEAN_ABS:g} %)")
+    return failures
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--preflight", required=True)
     args = ap.parse_args(argv)
-    errors, failures = [], []
-    with tempfile.TemporaryDirectory() as work, DATA.open() as f:
-        for r in csv.DictReader(f):
-            gpus = int(r["gpus"])
-            tokens = int(r["micro_batch"]) * int(r["grad_accum"]) * gpus * int(r["seq_length"])
-            measured = tokens / gpus / float(r["tokens_per_s_per_gpu"])
-            predicted = step_seconds(args.preflight, experiment(r), gpus, work)
-            err = 100.0 * (predicted - measured) / measured
-            reported_only = r["model"] in REPORTED_ONLY
-            print(f"MPT-{r['model']:>4} {r['precision']:>4} {int(r['seq_length']):>6} tokens: measured {measured:7.3f} s, "
-                  f"predicted {predicted:7.3f} s ({err:+.1f} %){' (reported only)' if reported_only else ''}")
-            if reported_only:
-                continue
-            errors.append(err)
-            if abs(err) > MAX_ERROR:
-                failures.append(f"MPT-{r['model']} at {r['seq_length']} tokens: {err:+.1f} % (bound {MAX_ERROR:g} %)")
-    bias = statistics.mean(errors)
-    print(f"{len(errors)} asserted runs: mean |error| {statistics.mean(abs(e) for e in errors):.1f} %, "
-          f"mean signed {bias:+.1f} %, worst {max(errors, key=abs):+.1f} %")
-    if abs(bias) > MAX_BIAS:
-        failures.append(f"mean signed error {bias:+.1f} % (bound {MAX_BIAS:g} %)")
+    failures = []
+    with tempfile.TemporaryDirectory() as work:
+        for name, data, hardware in SWEEPS:
+            failures += check_sweep(name, data, hardware, args.preflight, work)
     for msg in failures:
         print("FAIL:", msg)
     return 1 if failures else 0

@@ -159,35 +159,24 @@ TEST(ConfigPresets, TensorCorePeaksFollowDatasheetRatios) {
 }
 
 // Each model preset on one 8-GPU H100 node with tp 8: the presets fit together.
-// Triton FlashAttention (training.attention: flash_triton) against
-// FlashAttention-2, forward + backward, causal, head dim 128, 16 heads, batch
-// x seq = 16k, as the flash-attention README's benchmark figures measured them
-// (Dao-AILab/flash-attention, assets/flash2_a100_fwd_bwd_benchmark.png, TFLOP/s
-// at 2k, 4k, 8k, 16k keys): on A100 the Triton kernel itself, 68, 74, 78, 80
-// against FlashAttention-2's 155, 173, 182, 189. The A100 preset's rates,
-// through the roofline, keep each ratio within 5 %. The Hopper and Blackwell
-// presets carry the rate fitted on llm-foundry's measured H100 sequence sweep
-// (configs/calibration/h100-sxm/mpt_sweep.csv, checked end to end by the
-// ctest accuracy_mpt_triton_sweep): 0.22 of peak, 2/3 of FlashAttention-2's.
-TEST(ConfigPresets, TritonFlashAttentionFollowsTheMeasuredRatio) {
-  const std::vector<std::int64_t> keys{2048, 4096, 8192, 16384};
-  const std::vector<double> a100_ratio{68.0 / 155, 74.0 / 173, 78.0 / 182, 80.0 / 189};
-  const auto predicted_ratio = [](const models::HardwareSpec& hw, std::int64_t s) {
-    const models::Roofline r(hw.gpu);
-    models::AttentionShape a{16384 / s, s, s, 16, 16, 128, true};
-    a.kernel = models::FlashKernel::flash2;
-    const double fa2 = r.seconds(models::attention_op(a, models::Dtype::bf16)) +
-                       r.seconds(models::attention_backward_op(a, models::Dtype::bf16));
-    a.kernel = models::FlashKernel::triton;
-    const double triton = r.seconds(models::attention_op(a, models::Dtype::bf16)) +
-                          r.seconds(models::attention_backward_op(a, models::Dtype::bf16));
-    return fa2 / triton;
-  };
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    EXPECT_NEAR(predicted_ratio(hardware("a100-sxm-80gb"), keys[i]) / a100_ratio[i], 1.0, 0.05) << keys[i];
-  }
+// Triton FlashAttention (training.attention: flash_triton): every preset
+// carries the rate fitted on llm-foundry's measured sequence sweeps
+// (configs/calibration/{a100-sxm,h100-sxm}/mpt_sweep.csv, checked end to end by
+// the ctest accuracy_mpt_triton_sweep): 0.39 on A100, 0.22 on Hopper and (no
+// Blackwell figure) Blackwell. Neither is the ratio Dao's kernel benchmark
+// gives on A100 (Dao-AILab/flash-attention, assets/flash2_a100_fwd_bwd_benchmark.png:
+// Triton 68-80 against FlashAttention-2's 155-189 TFLOP/s, 0.43): the Triton
+// kernel MPT ran is faster than that benchmark's, relative to FlashAttention-2,
+// on both GPUs (0.56 and 0.67), which the test pins so the two are not confused.
+TEST(ConfigPresets, TritonFlashAttentionFollowsTheMeasuredSweeps) {
+  EXPECT_DOUBLE_EQ(hardware("a100-sxm-80gb").gpu.efficiency.attention_flash_triton, 0.39);
   for (const char* name : {"h100-sxm-80gb", "h200-sxm-141gb", "gh200-96gb", "h20-96gb", "b200-192gb", "gb200-nvl72"}) {
     EXPECT_DOUBLE_EQ(hardware(name).gpu.efficiency.attention_flash_triton, 0.22) << name;
+  }
+  const double dao_a100 = 80.0 / 189;  // Triton / FlashAttention-2 at 16k keys
+  for (const char* name : {"a100-sxm-80gb", "h100-sxm-80gb"}) {
+    const auto& e = hardware(name).gpu.efficiency;
+    EXPECT_GT(e.attention_flash_triton / e.attention_flash2, 1.25 * dao_a100) << name;
   }
 }
 
