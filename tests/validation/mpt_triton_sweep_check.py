@@ -25,7 +25,7 @@ MAX_LONG_ERROR (attention's share), every run within MAX_ERROR, and the mean
 signed and absolute errors within MAX_BIAS and MAX_MEAN_ABS; MPT-30B is
 reported only (REPORTED_ONLY says why). Rates derived from Dao's A100
 Triton/FlashAttention-2 ratio (0.30 on A100, 0.136 on Hopper) miss the
-longest runs by +25 to +29 % (A100) and +44 to +55 % (H100).
+longest runs by +21 to +29 % (A100) and +44 to +55 % (H100).
 
   /usr/bin/python3 tests/validation/mpt_triton_sweep_check.py --preflight build/io/cli/preflight
 """
