@@ -62,8 +62,12 @@ def fp8_recipe(r):
     return '\n  fp8_recipe: "delayed"' if r["precision"] == "fp8" else ""
 
 
-def experiment(r, hardware):
+def experiment(r, hardware, gpus_per_node=8):
+    """The run as an experiment; servers of gpus_per_node GPUs on a rail-optimised fabric (one server: a switch)."""
     h = int(r["hidden"])
+    nodes = max(1, int(r["gpus"]) // gpus_per_node)
+    topology = ('  kind: "single_switch"\n  nodes: 1' if nodes == 1 else
+                f'  kind: "rail_optimized"\n  nodes: {nodes}')
     return f"""name: "mpt-{r['model']}-{r['seq_length']}"
 model:
   name: "MPT-{r['model']}"
@@ -78,8 +82,7 @@ model:
   tied_embeddings: true
 hardware: "{hardware}"
 topology:
-  kind: "single_switch"
-  nodes: 1
+{topology}
 parallelism:
   tp: 1
   pp: 1
@@ -99,10 +102,10 @@ output:
 """
 
 
-def step_seconds(preflight, yaml_text, gpus, workdir):
+def step_seconds(preflight, yaml_text, gpus_per_node, workdir):
     path = Path(workdir) / "experiment.yaml"
     path.write_text(yaml_text)
-    out = subprocess.run([preflight, "run", str(path), "--quiet", "--set", f"hardware.node.gpus_per_node={gpus}"],
+    out = subprocess.run([preflight, "run", str(path), "--quiet", "--set", f"hardware.node.gpus_per_node={gpus_per_node}"],
                          capture_output=True, text=True, timeout=600)
     m = re.search(r"step time\s+([\d.]+) ms", out.stdout)
     if out.returncode not in (0, 3) or not m:  # 3: out of memory, the step is still reported
@@ -118,7 +121,7 @@ def check_sweep(name, data, hardware, preflight, work):
             gpus, seq = int(r["gpus"]), int(r["seq_length"])
             tokens = int(r["micro_batch"]) * int(r["grad_accum"]) * gpus * seq
             measured = tokens / gpus / float(r["tokens_per_s_per_gpu"])
-            predicted = step_seconds(preflight, experiment(r, hardware), gpus, work)
+            predicted = step_seconds(preflight, experiment(r, hardware), min(gpus, 8), work)
             err = 100.0 * (predicted - measured) / measured
             reported_only = r["model"] in REPORTED_ONLY
             print(f"{name} MPT-{r['model']:>4} {r['precision']:>4} {seq:>6} tokens: measured {measured:8.3f} s, "
