@@ -17,7 +17,7 @@ std::int64_t busiest_share(std::int64_t mean, double imbalance, std::int64_t loc
   if (imbalance <= 1.0) return mean;
   const auto tile = 16 * std::max<std::int64_t>(1, local_experts);
   const auto rows = static_cast<std::int64_t>(std::ceil(static_cast<double>(mean) * imbalance));
-  return std::max(mean, ceil_div(rows, tile) * tile);
+  return ceil_div(rows, tile) * tile;  // >= rows > mean
 }
 
 }  // namespace

@@ -62,10 +62,10 @@ def fp8_recipe(r):
     return '\n  fp8_recipe: "delayed"' if r["precision"] == "fp8" else ""
 
 
-def experiment(r, hardware, gpus_per_node=8):
-    """The run as an experiment; servers of gpus_per_node GPUs on a rail-optimised fabric (one server: a switch)."""
+def experiment(r, hardware):
+    """The run as an experiment: servers of 8 GPUs on a rail-optimised fabric (one server: a switch)."""
     h = int(r["hidden"])
-    nodes = max(1, int(r["gpus"]) // gpus_per_node)
+    nodes = max(1, int(r["gpus"]) // 8)
     topology = ('  kind: "single_switch"\n  nodes: 1' if nodes == 1 else
                 f'  kind: "rail_optimized"\n  nodes: {nodes}')
     return f"""name: "mpt-{r['model']}-{r['seq_length']}"
