@@ -146,7 +146,17 @@ void CollectiveState::build_exchange(const Group& g, const SendContext& cx) {
         if (dedup) part = deduplicated(g, my_node, peer, part);
         cx.scratch.push_back(cx.message(g.member(peer), part, 0, 0, Wait::first));
       }
-      if (!cx.scratch.empty()) cx.net.send_all(cx.engine, cx.scratch);
+      // A member is done when its peers' parts have arrived and its own
+      // have left its port, as NCCL's grouped send/recv kernel returns only
+      // once both sides of every pair are through. Counting arrivals alone
+      // let a member whose peers all sent to it first finish while its own
+      // sends still queued (the analytical network does not share a
+      // receiver's port: 63.5 against 129 us for a 4 MiB dispatch over two
+      // A100 servers, where the packet network takes 129).
+      if (!cx.scratch.empty()) {
+        send_pending_ = true;
+        cx.notify_port_free(cx.net.send_all(cx.engine, cx.scratch), 0, 0);
+      }
       return;
     }
     case Op::send_recv:

@@ -96,7 +96,7 @@ class CollectiveState {
   std::vector<char> finished_;    // per tree/chain run
   std::uint32_t received_ = 0;    // counted patterns: messages in
   std::uint32_t expected_ = 0;
-  bool send_pending_ = false;     // Op::send until its port frees
+  bool send_pending_ = false;     // Op::send and all-to-all: until the last send leaves the port
 };
 
 }  // namespace pf::models::collective

@@ -53,17 +53,17 @@ constexpr std::array kParameters{
               "a GEMM timed alone and beside a running all-reduce",
               [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.overlap_slowdown; }},
     Parameter{"hardware.gpu.efficiency.communication_overhead_us", "per-collective overhead", 0.0, kInf, 0.5, 2.0,
-              "[judgement] a few us of launch and proxy handshake per NCCL call; the A100 preset's 27.5 us is a "
+              "[judgement] a few us of launch and proxy handshake per NCCL call; the A100 preset's 30 us is a "
               "fit to one machine's nccl-tests tables",
               "nccl-tests at 8 B - 64 KiB on this system (preflight calibrate --nccl-tests)",
               [](const ExperimentSpec& e) { return e.hardware.gpu.efficiency.communication_overhead_us; }},
     Parameter{"hardware.nccl.latency_scale", "NCCL latencies", 1e-3, kInf, 0.75, 1.5,
-              "the A100 fit to vTrain's tables is 0.785; Bekman's 8-GPU table runs 10-36 % slower than that fit "
+              "the A100 fit to vTrain's tables is 0.832; Bekman's 8-GPU table runs 10-34 % slower than that fit "
               "at 16-256 MiB (models/collective/README.md)",
               "nccl-tests all_reduce_perf and reduce_scatter_perf, 1 KiB - 64 MiB (preflight calibrate --nccl-tests)",
               [](const ExperimentSpec& e) { return e.hardware.nccl.latency_scale; }},
     Parameter{"hardware.node.nvlink_efficiency", "achievable NVLink bandwidth", 1e-3, 1.0, 0.90, 1.05,
-              "NCCL's 370.8 of 450 GB/s on H100 (SM90_NVLINK_BW) against 0.898 fitted on measured A100 tables "
+              "NCCL's 370.8 of 450 GB/s on H100 (SM90_NVLINK_BW) against 0.916 fitted on measured A100 tables "
               "(with their per-call pass over the buffer, nccl.local_pass_gbps)",
               "nccl-tests all_reduce_perf inside one server at 256 MiB - 1 GiB",
               [](const ExperimentSpec& e) { return e.hardware.node.nvlink_efficiency; }},

@@ -478,11 +478,14 @@ TEST(TrainingPhysics, CrossServerClosedFormMatchesTheMessages) {
     EXPECT_NEAR(total(closed, kind) / m, 1.0, tolerance) << workload::kind_name(kind);
   };
   const RunResult moe_closed = recorded(moe, "analytical"), moe_messages = recorded(moe, "packet");
-  // EP 8 spans both servers. Measured 2026-12-05: the closed form's
-  // dispatches +7.4 %, combines +5.9 % against the messages (not yet
-  // explained: a standalone 16-GPU all-to-all agrees with the messages' table).
-  compare(moe_closed, moe_messages, OpKind::ep_dispatch, 0.10);
-  compare(moe_closed, moe_messages, OpKind::ep_combine, 0.10);
+  // EP 8 spans both servers. Measured 2026-12-06: the closed form's
+  // dispatches +1.4 %, combines -3.2 % against the messages (the combines
+  // that queue behind another collective on the GPU's port run longer as
+  // messages). Before a member's all-to-all waited for its own sends to
+  // leave, members whose peers all sent to them first finished in half the
+  // time (+7.4 % / +5.9 % here, +15 % with 2.5 us more per-call overhead).
+  compare(moe_closed, moe_messages, OpKind::ep_dispatch, 0.05);
+  compare(moe_closed, moe_messages, OpKind::ep_combine, 0.05);
   EXPECT_LT(moe_closed.step_time_s, moe_messages.step_time_s);
   EXPECT_GT(moe_closed.step_time_s, 0.9 * moe_messages.step_time_s);
   const RunResult dense_closed = recorded(dense, "analytical"), dense_messages = recorded(dense, "packet");
