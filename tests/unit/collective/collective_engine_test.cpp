@@ -144,7 +144,8 @@ TEST_P(AllToAllMember, FinishesNoEarlierThanItsOwnSendsLeave) {
   const std::vector<int> members{0, 2, 4, 6, 8, 10, 12, 14};  // servers 0 and 1
   const GroupIndex gi = model.groups().add(members);
   const std::uint64_t bytes = 8 << 20;
-  const std::vector<SimTime> done = model.run(everyone(model.groups().group(gi), request(Op::all_to_all, Algo::direct, gi, bytes)));
+  const Request r = request(Op::all_to_all, Algo::direct, gi, bytes);
+  const std::vector<SimTime> done = model.run(everyone(model.groups().group(gi), r));
   const double part = static_cast<double>(bytes) / static_cast<double>(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     models::network::Path path;  // to a peer on the other server: through the member's NIC
