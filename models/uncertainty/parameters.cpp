@@ -15,8 +15,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // user's own measurement should replace.
 constexpr std::array kParameters{
     Parameter{"hardware.gpu.sustained_clock", "sustained SM clock", 1e-3, 1.0, 0.96, 1.07,
-              "a clock known within a few percent: 0.86 (H800 GEMMs beside NCCL, deepseek-ai/DeepGEMM#120) to 0.95 "
-              "(TOP500 H100/H200 HPL) is -4 % .. +7 % around 0.89 (the Hopper presets state their own range)",
+              "a clock known within a few percent, as Hopper's 0.86 (H800 GEMMs beside NCCL, deepseek-ai/DeepGEMM#120) "
+              "to 0.95 (TOP500 H100/H200 HPL) is -4 % .. +7 % around 0.89 (the Hopper presets state their own range)",
               "the SM clock under training load (nvidia-smi --query-gpu=clocks.sm,power.draw during a 10-minute "
               "GEMM loop)",
               [](const ExperimentSpec& e) { return e.hardware.gpu.sustained_clock; }},
