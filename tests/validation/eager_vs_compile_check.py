@@ -21,6 +21,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bench"))
 import rows as rowlib  # noqa: E402
 import accuracy_table  # noqa: E402
+import check_result  # noqa: E402
 
 PAIRS = [("torchtitan-benchmarks-1", "torchtitan-benchmarks-2"),   # 8 GPUs: eager, compiled
          ("torchtitan-benchmarks-4", "torchtitan-benchmarks-5")]   # 128 GPUs
@@ -46,14 +47,12 @@ def main(argv=None):
             continue
         measured = e["measured_s"] / c["measured_s"]
         predicted = e["predicted_s"] / c["predicted_s"]
-        off = 100.0 * (predicted / measured - 1.0)
+        off = check_result.ratio_off_pct(measured, predicted)
         print(f"{eager} / {compiled}: measured x{measured:.3f}, predicted x{predicted:.3f} ({off:+.1f} %)")
         if abs(off) > args.tolerance:
             failures.append(f"{eager}/{compiled}: predicted eager/compiled ratio off by {off:+.1f} % "
                             f"(tolerance {args.tolerance:g} %)")
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
+    return check_result.finish(failures)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bench"))
 import rows as rowlib  # noqa: E402
 import accuracy_table  # noqa: E402
+import check_result  # noqa: E402
 
 # The busiest EP rank's token copies over the mean under dropless aux-loss routing, fitted on the 16k pair.
 DROPLESS_IMBALANCE = 1.63
@@ -70,9 +71,7 @@ def main(argv=None):
               f"({off:+.3f}; {'fitted' if fitted else 'held out'})")
         if abs(off) > args.tolerance:
             failures.append(f"{row_id}: predicted ratio off by {off:+.3f} (tolerance {args.tolerance:g})")
-    for msg in failures:
-        print("FAIL:", msg)
-    return 1 if failures else 0
+    return check_result.finish(failures)
 
 
 if __name__ == "__main__":

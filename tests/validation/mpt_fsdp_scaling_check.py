@@ -27,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import mpt_triton_sweep_check as sweep  # noqa: E402  (the experiment builder and runner)
+import check_result  # noqa: E402
 
 DATA = sweep.REPO / "configs" / "calibration" / "h100-sxm" / "mpt_scaling.csv"
 HARDWARE = sweep.REPO / "configs" / "hardware" / "h100-sxm-80gb.yaml"
@@ -45,21 +46,19 @@ def main(argv=None):
             predicted = sweep.step_seconds(args.preflight, sweep.experiment(r, HARDWARE), min(gpus, 8), work)
             runs[r["model"]].append((gpus, measured, predicted))
             print(f"MPT-{r['model']:>4} on {gpus:>2} H100: measured {measured:.3f} s, predicted {predicted:.3f} s "
-                  f"({100 * (predicted / measured - 1):+.1f} %)")
+                  f"({check_result.ratio_off_pct(measured, predicted):+.1f} %)")
     failures = []
     for model, rs in runs.items():
         rs.sort()
         (g0, m0, p0), (g1, m1, p1) = rs[0], rs[-1]
         measured, predicted = m1 / m0, p1 / p0
-        off = 100.0 * (predicted / measured - 1.0)
+        off = check_result.ratio_off_pct(measured, predicted)
         print(f"MPT-{model:>4} {g0} -> {g1} GPUs: step time x{measured:.3f} measured, x{predicted:.3f} predicted "
               f"({off:+.1f} %)")
         if abs(off) > MAX_RATIO_ERROR:
             failures.append(f"MPT-{model} {g0} -> {g1} GPUs: predicted scaling off by {off:+.1f} % "
                             f"(bound {MAX_RATIO_ERROR:g} %)")
-    for msg in failures:
-        print("FAIL:", msg)
-    return 1 if failures else 0
+    return check_result.finish(failures)
 
 
 if __name__ == "__main__":

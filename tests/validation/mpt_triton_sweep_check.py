@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+import check_result
 
 REPO = Path(__file__).resolve().parents[2]
 SWEEPS = [("H100", REPO / "configs" / "calibration" / "h100-sxm" / "mpt_sweep.csv",
@@ -151,9 +152,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as work:
         for name, data, hardware in SWEEPS:
             failures += check_sweep(name, data, hardware, args.preflight, work)
-    for msg in failures:
-        print("FAIL:", msg)
-    return 1 if failures else 0
+    return check_result.finish(failures)
 
 
 if __name__ == "__main__":
