@@ -213,6 +213,8 @@ SOURCE_DEFAULTS = {
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
         "ETP=1 (the perf configs): parallelism.expert_tp 1 with EP as stated (Megatron's MoE parallel folding: whole experts, EP groups on consecutive ranks)",
         "Qwen3 head_dim 128; GPT-OSS head_dim 64, sliding-window layers and attention sinks run as full causal attention",
+        "training.moe_token_dispatcher flex where the perf config sets moe_flex_dispatcher_backend: HybridEP for the GB200 "
+        "Qwen3-30B-A3B, Qwen3-235B-A22B and DeepSeek-V3 configs (the B200 and H100 configs of these rows keep alltoall)",
         "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (8, 64; 64 for 128 and 256 GPUs)",
         "DeepSeek-V3: configs/models/deepseek-v3.yaml (MLA, 1 shared expert, 3 dense layers, MTP 1)",
     ],
@@ -456,6 +458,23 @@ BRIDGE_GRAPHS = {
     ("DeepSeekV3 (w/o MTP)", "GB200", None): ["moe_router", "moe_preprocess"],
 }
 GRAPH_NOTE = re.compile(r"CUDA graphs \(([a-z_, ]+)\)")
+
+# Megatron-Bridge 25.11 perf configs (97ad8cc) whose MoE token dispatcher is flex: (model, GPU) ->
+# moe_flex_dispatcher_backend, the same at every precision of the GPU. apply_flex_dispatcher_backend
+# (src/megatron/bridge/training/flex_dispatcher_backend.py) then sets moe_token_dispatcher_type "flex" on
+# GB200/GB300 (hybridep) and Ampere/Hopper/B200 (deepep). B200 and H100 Qwen3 configs keep the alltoall dispatcher.
+BRIDGE_FLEX = {
+    ("Qwen3_30B_a3B", "GB200"): "hybridep",          # QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_*_BASE_CONFIG
+    ("Qwen3_235B_a22B", "GB200"): "hybridep",        # QWEN3_235B_A22B_PRETRAIN_CONFIG_GB200_*_BASE_CONFIG
+    ("DeepSeekV3 (w/o MTP)", "GB200"): "hybridep",   # DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BASE_CONFIG
+}
+
+
+def bridge_flex_backend(row):
+    """The flex dispatcher backend of the row's Megatron-Bridge perf config, or None."""
+    if row.source != "megatron-bridge-25.11-perf-summary":
+        return None
+    return BRIDGE_FLEX.get((row.raw["model_name"], row.raw["gpu"]))
 
 
 def cuda_graphs(row):
@@ -758,9 +777,12 @@ def build_experiment(row):
         train["attention"] = "flash2"
     if src == "llm-foundry-mpt-benchmarks":
         train["attention"] = llm_foundry_attention(row.model, row.short_gpu(), int(r["gpus"]))
-    if "deepep" in row.model.lower() or "hybridep" in row.model.lower():
+    if "deepep" in row.model.lower() or "hybridep" in row.model.lower() or bridge_flex_backend(row):
         # DeepEP / HybridEP: Megatron-Core's flex token dispatcher (fused dispatch, no count gather).
         train["moe_token_dispatcher"] = "flex"
+        if bridge_flex_backend(row):
+            row.assumptions.append(f"training.moe_token_dispatcher flex: the perf config's moe_flex_dispatcher_backend "
+                                   f"{bridge_flex_backend(row)} (Megatron-Bridge 25.11, 97ad8cc)")
     graphs, graph_note = cuda_graphs(row)
     train.update(graphs)
     if graph_note:
