@@ -27,6 +27,10 @@ const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::ea
 
 const EnumNames<models::MoeTokenDispatcher> kDispatcher{{"alltoall", models::MoeTokenDispatcher::alltoall},
                                                         {"flex", models::MoeTokenDispatcher::flex}};
+const EnumNames<models::MainGradAccumulation> kMainGradAccumulation{
+    {"fused", models::MainGradAccumulation::fused},
+    {"add", models::MainGradAccumulation::add},
+    {"cast_add", models::MainGradAccumulation::cast_add}};
 
 const EnumNames<models::GradReduceDtype> kGradReduce{{"auto", models::GradReduceDtype::automatic},
                                                      {"fp32", models::GradReduceDtype::fp32},
@@ -141,6 +145,8 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   if (const ConfigNode* scope = r.find("cuda_graph_scope")) t.cuda_graph_scope = parse_graph_scope(*scope, t.launch);
   t.moe_token_dispatcher = r.get_enum_or("moe_token_dispatcher", models::MoeTokenDispatcher::alltoall, kDispatcher);
+  t.main_grad_accumulation =
+      r.get_enum_or("main_grad_accumulation", models::MainGradAccumulation::fused, kMainGradAccumulation);
   t.moe_load_imbalance = r.get_double_or("moe_load_imbalance", 1.0, NumberRange::at_least(1.0));
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;

@@ -81,6 +81,18 @@ struct CudaGraphScope {
 // routing metadata travel inside the dispatch, the layout is computed on the
 // GPU, and tokens arrive grouped by expert).
 enum class MoeTokenDispatcher { alltoall, flex };
+// How each micro-batch's weight gradients reach the fp32 main gradients
+// (models/compute/README.md, "Main-gradient accumulation"). fused: the
+// weight-gradient GEMM accumulates into them (Megatron-Core's default
+// --gradient-accumulation-fusion, Transformer Engine's fuse_wgrad_accumulation):
+// no kernel of its own. add: Megatron's grad hook without the fusion,
+// main_grad.add_(grad), one kernel per parameter tensor reading the 16-bit
+// gradient and the fp32 main gradient and writing it back (10 bytes per
+// parameter). cast_add: DeepSpeed's BF16_Optimizer.update_hp_grads after each
+// micro-batch's backward, hp_grad.add_(lp_grad.to(float32)): a cast kernel
+// (2 bytes read, 4 written) and an add (8 read, 4 written) per tensor, 18
+// bytes per parameter.
+enum class MainGradAccumulation { fused, add, cast_add };
 // The precision of main gradients (accumulated and reduced over DP). auto is
 // Megatron-LM's default for the training dtype: fp32 for bf16 (and fp8, whose
 // weights are bf16; megatron/training/arguments.py: "bfloat16 requires
@@ -172,6 +184,7 @@ struct TrainingSpec {
   KernelLaunch launch = KernelLaunch::eager;
   CudaGraphScope cuda_graph_scope;  // modules graphed in an eager step (launch: eager)
   MoeTokenDispatcher moe_token_dispatcher = MoeTokenDispatcher::alltoall;
+  MainGradAccumulation main_grad_accumulation = MainGradAccumulation::fused;  // with fp32 main gradients
   // Routed token copies the busiest expert-parallel rank receives, over the
   // mean (1: every rank the same, as --moe-router-force-load-balancing
   // makes it). Dropless routing balanced by an auxiliary loss leaves some

@@ -78,6 +78,7 @@ constexpr std::array<KindInfo, kOpKindCount> kKinds = {{
     compute("rope_bwd", OpClass::elementwise),
     compute("fp8_quantize", OpClass::elementwise),
     compute("optimizer_step", OpClass::elementwise),
+    compute("main_grad_accumulate", OpClass::elementwise),
     comm("tp_all_reduce", Collective::all_reduce),
     comm("tp_all_gather", Collective::all_gather),
     comm("tp_reduce_scatter", Collective::reduce_scatter),

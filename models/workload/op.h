@@ -85,6 +85,9 @@ enum class OpKind : std::uint16_t {
   rope_fwd, rope_bwd,  // rotary position embedding applied to Q and K (and its gradient)
   fp8_quantize,  // fp8 training: the 16-bit GEMM input cast to fp8 (and its transpose) before an fp8 GEMM
   optimizer_step,
+  // a micro-batch's weight gradients added into the fp32 main gradients by kernels of their own
+  // (training.main_grad_accumulation: add, cast_add)
+  main_grad_accumulate,
   // collectives
   tp_all_reduce, tp_all_gather, tp_reduce_scatter,
   cp_kv_exchange,

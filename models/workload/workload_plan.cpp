@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "models/workload/layer_units.h"
+#include "models/workload/main_grad_accumulation.h"
 #include "models/workload/op_selective_recompute.h"
 #include "models/workload/param_count.h"
 #include "models/workload/precision.h"
@@ -159,6 +160,10 @@ void WorkloadPlan::build_units() {
     set(UnitId::mtp_fwd, mtp_forward_unit(c));
     set(UnitId::mtp_bwd, mtp_backward_unit(c));
   }
+  const double accumulate = main_grad_accumulation_bytes(train_.main_grad_accumulation, grad_bytes());
+  const int accumulate_kernels = main_grad_accumulation_kernels(train_.main_grad_accumulation);
+  for (UnitId id : {UnitId::embedding_bwd, UnitId::head_bwd, UnitId::dense_bwd, UnitId::moe_bwd, UnitId::mtp_bwd})
+    append_main_grad_accumulation(units_[static_cast<std::size_t>(id)], accumulate, accumulate_kernels);
   for (const Unit& u : units_) max_unit_size_ = std::max(max_unit_size_, static_cast<int>(u.ops.size()));
 }
 

@@ -241,6 +241,13 @@ SOURCE_DEFAULTS = {
         "Jean Zay network: 4 Omni-Path links per node -> nics_per_node 4 x 100 Gb/s (OPA 100), fat_tree",
         "tied embeddings, layernorm, GeLU; vocab 250880",
         "training.attention unfused: bigscience Megatron-DeepSpeed (tr11, 2022) used the fused scale-mask-softmax on materialised scores, no FlashAttention",
+        "overlap_grad_reduce and overlap_param_gather false: DeepSpeed's pipeline engine all-reduces the gradients after "
+        "the last micro-batch (TrainSchedule's ReduceGrads) and BF16_Optimizer all-gathers the updated bf16 parameters "
+        "inside the optimizer step (update_lp_params); its all-reduce of fp32 gradients, twice a reduce-scatter's bytes, "
+        "runs here as zero_stage 1's reduce-scatter (not modelled: no setting reduces by all-reduce yet shards the optimizer)",
+        "training.main_grad_accumulation cast_add on the rows run with DeepSpeed's BF16_Optimizer (the data set's optimizer column): "
+        "update_hp_grads casts each micro-batch's bf16 gradients to fp32 and adds them to the fp32 gradients after the backward "
+        "(deepspeed/runtime/bf16_optimizer.py; the pipeline engine calls it in _exec_backward_pass), 18 bytes per parameter",
     ],
     "bloom-176b-prequel-topology-sweep": [
         "as bloom-176b-bigscience; vocab 250880 (the production padding; the sweep states only '250k')",
@@ -769,9 +776,18 @@ def build_experiment(row):
         train["tp_comm_overlap"] = True  # sbatch_benchmarking.sh adds --tp-comm-overlap when PR=bf16
     if src == "megatron-lm-readme-2020":
         train["overlap_grad_reduce"] = False
+    if src.startswith("bloom-176b"):
+        # DeepSpeed's pipeline engine reduces the gradients after the last micro-batch (TrainSchedule's
+        # ReduceGrads) and gathers the updated bf16 parameters inside the optimizer step (update_lp_params).
+        train["overlap_grad_reduce"] = False
+        train["overlap_param_gather"] = False
     if src == "megatron-lm-readme-2020" or src.startswith("bloom-176b"):
         # No FlashAttention before mid-2022: Megatron's CoreAttention materialises the scores.
         train["attention"] = "unfused"
+    if "bf16_optimizer" in r["zero_distributed_optimizer"].lower():
+        # DeepSpeed's BF16_Optimizer adds every micro-batch's bf16 gradients into fp32 ones in kernels of
+        # their own (update_hp_grads: a cast and an add per tensor), not inside the weight-gradient GEMMs.
+        train["main_grad_accumulation"] = "cast_add"
     if src == "torchtitan-benchmarks":
         # PyTorch SDPA's flash backend: FlashAttention-2 kernels, not cuDNN/FA3.
         train["attention"] = "flash2"

@@ -136,6 +136,33 @@ RunResult run_with_host_link(std::vector<std::string> overrides, double gbps) {
   return run(overrides);
 }
 
+// DeepSpeed's BF16_Optimizer (training.main_grad_accumulation: cast_add) adds
+// every micro-batch's bf16 weight gradients into the fp32 ones in kernels of
+// their own: 18 bytes per parameter per micro-batch at the memory-bound rate,
+// 10 for Megatron's unfused add. On one GPU nothing hides them: the step grows
+// by exactly their time.
+TEST(TrainingPhysics, MainGradAccumulationCostsItsBytesPerMicroBatch) {
+  const int microbatches = 4, layers = 16;
+  const double h = 2048, f = 8192, vocab = 1024;
+  std::vector<std::string> one = one_gpu_no_host();
+  one.push_back("training.global_batch_size=" + std::to_string(microbatches));
+  one.push_back("model.layers=" + std::to_string(layers));
+  auto with = [&](const std::string& mode) {
+    auto o = one;
+    o.push_back("training.main_grad_accumulation=" + mode);
+    return run(o);
+  };
+  const RunResult fused = with("fused"), cast_add = with("cast_add"), add = with("add");
+  EXPECT_LT(kind_seconds(fused, "main_grad_accumulate"), 0.0);  // no such kernel
+  const double cast_add_s = kind_seconds(cast_add, "main_grad_accumulate");
+  EXPECT_NEAR(cast_add.step_time_s - fused.step_time_s, cast_add_s, 1e-9);
+  EXPECT_NEAR(cast_add_s / kind_seconds(add, "main_grad_accumulate"), 18.0 / 10.0, 1e-6);  // picosecond ticks
+  // Parameters of the GeLU/LayerNorm layers (QKV, projection, fc1, fc2 with
+  // biases, two norms) and the untied embedding and head: A100 HBM at 85 %.
+  const double params = layers * (4 * h * h + 2 * h * f + 9 * h + f) + 2 * vocab * h;
+  EXPECT_NEAR(cast_add_s, microbatches * 18 * params / (2039e9 * 0.85), 0.01 * cast_add_s);
+}
+
 TEST(TrainingPhysics, ActivationOffloadHidesBehindComputeUntilTheHostLinkBinds) {
   std::vector<std::string> one = one_gpu_no_host();
   const RunResult plain = run(one);
