@@ -213,6 +213,8 @@ SOURCE_DEFAULTS = {
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
         "ETP=1 (the perf configs): parallelism.expert_tp 1 with EP as stated (Megatron's MoE parallel folding: whole experts, EP groups on consecutive ranks)",
         "Qwen3 head_dim 128; GPT-OSS head_dim 64, sliding-window layers and attention sinks run as full causal attention",
+        "training.tp_comm_overlap on the Llama 3 70B and 3.1 405B rows with TP > 1: their recipes' CommOverlapConfig(tp_comm_overlap=True), "
+        "which the perf configs keep (Qwen3-235B's H100 config turns it off)",
         "training.moe_token_dispatcher flex where the perf config sets moe_flex_dispatcher_backend: HybridEP for the GB200 "
         "Qwen3-30B-A3B, Qwen3-235B-A22B and DeepSeek-V3 configs (the B200 and H100 configs of these rows keep alltoall)",
         "GB200 rows: gb200-nvl72 preset, NVLink domain = the largest divisor of the GPU count up to 72 (8, 64; 64 for 128 and 256 GPUs)",
@@ -475,6 +477,13 @@ BRIDGE_FLEX = {
     ("Qwen3_235B_a22B", "GB200"): "hybridep",        # QWEN3_235B_A22B_PRETRAIN_CONFIG_GB200_*_BASE_CONFIG
     ("DeepSeekV3 (w/o MTP)", "GB200"): "hybridep",   # DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BASE_CONFIG
 }
+
+
+# Megatron-Bridge 25.11 recipes whose CommOverlapConfig turns on Transformer Engine's TP communication overlap
+# (97ad8cc): Llama 3 70B and Llama 3.1 405B (src/megatron/bridge/recipes/llama/llama3.py; the perf configs
+# keep it, with their userbuffers settings, except at nvfp4). Qwen3-235B-A22B's H100 perf config passes
+# CommOverlapConfig(tp_comm_overlap=False); the other rows with TP > 1 are these models.
+BRIDGE_TP_COMM_OVERLAP = {"LLAMA3_70B", "LLAMA3.1_405B"}
 
 
 def bridge_flex_backend(row):
@@ -774,6 +783,10 @@ def build_experiment(row):
         train["tp_comm_overlap"] = True
     if src == "megatron-moe-modelzoo-qwen3" and sp and dtype == "bf16":
         train["tp_comm_overlap"] = True  # sbatch_benchmarking.sh adds --tp-comm-overlap when PR=bf16
+    if src == "megatron-bridge-25.11-perf-summary" and sp and row.model in BRIDGE_TP_COMM_OVERLAP:
+        train["tp_comm_overlap"] = True
+        row.assumptions.append("training.tp_comm_overlap: the recipe's CommOverlapConfig(tp_comm_overlap=True), kept by "
+                               "the perf config with its userbuffers settings (Megatron-Bridge 25.11, 97ad8cc)")
     if src == "megatron-lm-readme-2020":
         train["overlap_grad_reduce"] = False
     if src.startswith("bloom-176b"):
