@@ -806,12 +806,13 @@ def build_experiment(row):
         train["attention"] = "flash2"
     if src == "llm-foundry-mpt-benchmarks":
         train["attention"] = llm_foundry_attention(row.model, row.short_gpu(), int(r["gpus"]))
-    if "deepep" in row.model.lower() or "hybridep" in row.model.lower() or bridge_flex_backend(row):
+    flex_backend = bridge_flex_backend(row)
+    if "deepep" in row.model.lower() or "hybridep" in row.model.lower() or flex_backend:
         # DeepEP / HybridEP: Megatron-Core's flex token dispatcher (fused dispatch, no count gather).
         train["moe_token_dispatcher"] = "flex"
-        if bridge_flex_backend(row):
+        if flex_backend:
             row.assumptions.append(f"training.moe_token_dispatcher flex: the perf config's moe_flex_dispatcher_backend "
-                                   f"{bridge_flex_backend(row)} (Megatron-Bridge 25.11, 97ad8cc)")
+                                   f"{flex_backend} (Megatron-Bridge 25.11, 97ad8cc)")
     graphs, graph_note = cuda_graphs(row)
     train.update(graphs)
     if graph_note:

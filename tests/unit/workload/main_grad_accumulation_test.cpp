@@ -13,6 +13,7 @@ namespace pf::models::workload {
 namespace {
 
 using testing::Config;
+using testing::is_grad_reduce;
 
 WorkloadPlan plan_with(const Config& c, MainGradAccumulation mode, Dtype dtype = Dtype::bf16) {
   const WorkloadPlan base = testing::make_plan(c);
@@ -42,7 +43,7 @@ Accumulated accumulated(const std::vector<Op>& ops) {
 std::int64_t reduced(const std::vector<Op>& ops) {
   std::int64_t sum = 0;
   for (const Op& o : ops)
-    if (o.kind == OpKind::dp_grad_reduce_scatter || o.kind == OpKind::dp_grad_all_reduce) sum += static_cast<std::int64_t>(o.bytes);
+    if (is_grad_reduce(o)) sum += static_cast<std::int64_t>(o.bytes);
   return sum;
 }
 
@@ -101,7 +102,7 @@ TEST(MainGradAccumulation, ReductionsWaitForTheAccumulatedGradients) {
       for (const Op& o : ops)
         if (o.kind == OpKind::main_grad_accumulate) accumulations.insert(o.id);
       for (const Op& o : ops) {
-        if (o.kind != OpKind::dp_grad_reduce_scatter && o.kind != OpKind::dp_grad_all_reduce) continue;
+        if (!is_grad_reduce(o)) continue;
         bool waits = false;
         for (int d = 0; d < o.dep_count; ++d) waits = waits || accumulations.count(o.deps[static_cast<std::size_t>(d)]) > 0;
         EXPECT_TRUE(waits) << c.name() << " reduce " << o.id;

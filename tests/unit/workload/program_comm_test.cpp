@@ -12,6 +12,7 @@ namespace pf::models::workload {
 namespace {
 
 using testing::Config;
+using testing::is_grad_reduce;
 
 int count(const std::vector<Op>& ops, OpKind kind, Phase phase, int layer, int microbatch) {
   return static_cast<int>(std::count_if(ops.begin(), ops.end(), [&](const Op& o) {
@@ -126,10 +127,6 @@ TEST(ProgramComm, TensorParallelOverlapRunsCollectivesBesideTheirGemms) {
     EXPECT_EQ(off[i].dep_count, on[i].dep_count);
     EXPECT_EQ(off[i].deps, on[i].deps);
   }
-}
-
-bool is_grad_reduce(const Op& o) {
-  return o.kind == OpKind::dp_grad_all_reduce || o.kind == OpKind::dp_grad_reduce_scatter;
 }
 
 // Buckets are reduced while backward runs, each after the op that finished

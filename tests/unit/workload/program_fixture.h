@@ -64,6 +64,11 @@ inline WorkloadPlan make_plan(const Config& c) {
   return WorkloadPlan(m, p, t);
 }
 
+// The data-parallel gradient reductions (ZeRO 0 all-reduces, ZeRO >= 1 reduce-scatters).
+inline bool is_grad_reduce(const Op& o) {
+  return o.kind == OpKind::dp_grad_all_reduce || o.kind == OpKind::dp_grad_reduce_scatter;
+}
+
 inline std::vector<Op> ops_of(const WorkloadPlan& plan, int gpu) {
   std::vector<Op> out;
   GpuProgram p(plan, gpu);
