@@ -116,9 +116,10 @@ class Engine : public LpContext {
   void configure_lookahead_classes();
   void configure_promises();
   // The promises' part of a bound (core/promise_board.h), given the earliest
-  // time any LP of the run can next handle an event.
-  SimTime promised_bound(SimTime earliest) {
-    return std::max(promises_.earliest_output(), earliest + min_lookahead_);
+  // time any LP of the run can next handle an event and the bound from the
+  // events that are not quiet (below which a promise matters).
+  SimTime promised_bound(SimTime earliest, SimTime others) {
+    return std::max(settled_earliest_output(others), earliest + min_lookahead_);
   }
 
   // Synchronisation: each returns the bound below which events are safe, or
@@ -163,6 +164,7 @@ inline void Engine::process_until(Model& model, SimTime bound) {
     now_ = event.time;
     current_lp_ = event.dst;
     handling_quiet_ = (event.flags & kQuietEvent) != 0;
+    handling_silent_ = (event.flags & kSilentEvent) != 0;
     if (handling_quiet_) promises_.quiet_popped(event.dst);
     commit_digest(event);
     if (observer_) [[unlikely]] observer_->committing(event);

@@ -31,7 +31,7 @@ struct alignas(8) Event {
   LpId src = 0;          // sending LP
   std::uint64_t seq = 0; // the sender's send count: (time, src, seq) is a total order
   EventKind kind = 0;    // the payload type's kind_of<T> (event_kind.h): the model's switch key
-  std::uint8_t flags = 0;  // kQuietEvent (core/promise_board.h); in padding: the size stays one line
+  std::uint8_t flags = 0;  // kQuietEvent, kSilentEvent (core/promise_board.h); in padding: the size stays one line
   std::array<std::byte, kPayloadBytes> payload{};
 
   template <class T>
@@ -58,6 +58,9 @@ struct alignas(8) Event {
 // An LP's event to itself whose consequences the LP bounds with its promise
 // (LpContext::send_quiet, core/promise_board.h) instead of the event's own time.
 inline constexpr std::uint8_t kQuietEvent = 1;
+// An event whose handling sends nothing to any other LP (LpContext::send_silent):
+// it bounds no window, whichever rank sent it (core/promise_board.h).
+inline constexpr std::uint8_t kSilentEvent = 2;
 
 static_assert(std::is_trivially_copyable_v<Event>);
 static_assert(sizeof(Event) == 64, "one cache line per event");

@@ -48,21 +48,21 @@ class EventHeap {
     return &heap_[best];
   }
 
+  // The entry is placed once, where it settles: written and then read back
+  // whole, its fields (stored one by one) could not be forwarded to the
+  // wider load, which stalled every push (perf, gpt3-175b-a100-1024 packet).
   void push(const QueueEntry& entry) {
     grow_if_full(heap_);
-    heap_.push_back(entry);
-    sift_up(heap_.size() - 1);
+    heap_.emplace_back();
+    sift_up(heap_.size() - 1, entry);
   }
   // Overwrites the top and restores order: the "handle one, schedule one"
   // pattern costs one pass instead of a pop and a push.
-  void replace_top(const QueueEntry& entry) {
-    heap_[0] = entry;
-    sift_down(0);
-  }
+  void replace_top(const QueueEntry& entry) { sift_down(0, entry); }
   void pop() {
-    heap_[0] = heap_.back();
+    const QueueEntry last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) sift_down(0);
+    if (!heap_.empty()) sift_down(0, last);
   }
   // Takes over entries in any order and heapifies them bottom-up (Floyd):
   // O(n), where sorting them first was O(n log n) and cost more than the
@@ -70,7 +70,7 @@ class EventHeap {
   void assign(const std::vector<QueueEntry>& entries) {
     heap_.assign(entries.begin(), entries.end());
     if (heap_.size() < 2) return;
-    for (std::size_t i = (heap_.size() - 2) / 4 + 1; i-- > 0;) sift_down(i);
+    for (std::size_t i = (heap_.size() - 2) / 4 + 1; i-- > 0;) sift_down(i, heap_[i]);
   }
   const std::vector<QueueEntry>& entries() const { return heap_; }  // heap order
   void clear() { heap_.clear(); }
@@ -78,14 +78,14 @@ class EventHeap {
   void reserve(std::size_t n) { heap_.reserve(n); }
 
  private:
-  void sift_up(std::size_t index);
-  void sift_down(std::size_t index);
+  // Moves `moving` into the hole at `index`, up or down to its place.
+  void sift_up(std::size_t index, QueueEntry moving);
+  void sift_down(std::size_t index, QueueEntry moving);
 
   std::vector<QueueEntry> heap_;
 };
 
-inline void EventHeap::sift_up(std::size_t index) {
-  const QueueEntry moving = heap_[index];
+inline void EventHeap::sift_up(std::size_t index, const QueueEntry moving) {
   while (index > 0) {
     const std::size_t parent = (index - 1) / 4;
     if (!before(moving, heap_[parent])) break;
@@ -100,10 +100,9 @@ inline void EventHeap::sift_up(std::size_t index) {
 // from there. Replacements in a discrete-event queue are usually later than
 // most pending events, so they settle near the leaves: this saves one
 // comparison per level over the textbook loop.
-inline void EventHeap::sift_down(std::size_t index) {
+inline void EventHeap::sift_down(std::size_t index, const QueueEntry moving) {
   const std::size_t n = heap_.size();
   const std::size_t start = index;
-  const QueueEntry moving = heap_[index];
   for (;;) {
     const std::size_t first = index * 4 + 1;
     if (first >= n) break;

@@ -34,9 +34,12 @@ class LookaheadQueue {
 
   // Quiet events (Event::flags & kQuietEvent) go to a heap of their own once
   // separate_quiet() is on: the safe bound leaves them out, the LP's promise
-  // stands for them (core/promise_board.h). Order is unchanged either way.
+  // stands for them (core/promise_board.h). Silent events (kSilentEvent) go
+  // there too: handling them sends nothing, so nothing stands for them. Order
+  // is unchanged either way.
   void push(const Event& event) {
-    queues_[separate_quiet_ && (event.flags & kQuietEvent) ? kQuietHeap : class_of(event.dst)].push(event);
+    const bool unbounding = separate_quiet_ && (event.flags & (kQuietEvent | kSilentEvent));
+    queues_[unbounding ? kQuietHeap : class_of(event.dst)].push(event);
   }
   void separate_quiet() { separate_quiet_ = true; }
 

@@ -45,6 +45,13 @@ class LpContext {
   // server's GPUs): the model then states that LP's promise (promise_for).
   template <class Payload>
   void send_quiet_to(SimTime at, LpId dst, const Payload& payload);
+  // An event whose handling sends nothing to any LP but its own and moves
+  // none of that LP's later sends sooner (it may delay them: a packet queued
+  // at a port): it bounds no window, on whichever rank it lands
+  // (core/promise_board.h). Any rank. A send to another LP, or a lowered
+  // promise, while handling one stops the run with an error.
+  template <class Payload>
+  void send_silent(SimTime at, LpId dst, const Payload& payload);
   // The current LP's promise: with no event from another LP, handling its
   // quiet events sends nothing to another LP before time `at` (the handling
   // time; the events sent then arrive later still). Stated at the end of each
@@ -52,9 +59,23 @@ class LpContext {
   void promise(SimTime at) { promise_for(current_lp_, at); }
   // Another local LP's promise, after sending it a quiet event.
   void promise_for(LpId lp, SimTime at) {
+    if (handling_silent_ && at < promises_.promise_of(lp)) [[unlikely]] reject_lowered_promise(at, lp);
     promises_.promise(lp, at);
     if (observer_) [[unlikely]] observer_->promised(lp, at);
   }
+  // Instead of promise(), after a quiet event: the current LP's last promise
+  // still holds (it covered every state its quiet events lead to), so it may
+  // stand until it would bound a window; the engine then asks `source` for
+  // the current one (core/promise_board.h, PromiseSource); a run projecting
+  // other rank counts' windows does the same in its projections. False where
+  // the model must state it now: no source set.
+  bool defer_promise() {
+    if (promise_source_ == nullptr) return false;
+    promises_.mark_stale(current_lp_);
+    if (observer_) [[unlikely]] observer_->deferred(current_lp_, promise_source_);
+    return true;
+  }
+  void set_promise_source(PromiseSource* source) { promise_source_ = source; }
 
   // Whether promises bound anything: more than one rank, or a one-rank run
   // projecting other rank counts' windows. A model may skip computing them otherwise.
@@ -90,7 +111,14 @@ class LpContext {
   int ranks_;
   LookaheadQueue queue_;
   PromiseBoard promises_;
+  PromiseSource* promise_source_ = nullptr;  // restates deferred promises (defer_promise)
+  // The promises' minimum (PromiseBoard::earliest_output), with every
+  // deferred promise that would give it restated first, as far as it matters:
+  // a minimum at or past `matters_below` (this rank's bound from its other
+  // events) cannot lower the bound, and is left as it stands.
+  SimTime settled_earliest_output(SimTime matters_below);
   bool handling_quiet_ = false;  // the event being handled is quiet: its sends must keep the LP's promise
+  bool handling_silent_ = false;  // the event being handled is silent: it sends to no other LP
   // Per destination rank: the lookahead of the channel (infinity: none), and
   // the earliest time a remote event may carry, i.e. what this rank last told
   // it (window: the window's bound; null message: the last promise). The
@@ -115,6 +143,10 @@ class LpContext {
  private:
   void reject_send(SimTime at, LpId dst, const char* why);
   void reject_broken_promise(SimTime at, LpId dst);
+  void reject_broken_silence(SimTime at, LpId dst);
+  void reject_lowered_promise(SimTime at, LpId lp);
+  template <class Payload>
+  void route(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
   void push_local(const Event& event);
   // The next event the current LP sends (its sequence number taken).
   template <class Payload>
@@ -139,13 +171,27 @@ inline Event LpContext::make_event(SimTime at, LpId dst, const Payload& payload,
 
 template <class Payload>
 inline void LpContext::send(SimTime at, LpId dst, const Payload& payload) {
-  const Event event = make_event(at, dst, payload, 0);
+  route(at, dst, payload, 0);
+}
+
+template <class Payload>
+inline void LpContext::send_silent(SimTime at, LpId dst, const Payload& payload) {
+  route(at, dst, payload, kSilentEvent);
+}
+
+template <class Payload>
+inline void LpContext::route(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags) {
+  const Event event = make_event(at, dst, payload, flags);
   if (at < now_) [[unlikely]] {
     reject_send(at, dst, "into the past");
     return;
   }
   if (handling_quiet_ && dst != current_lp_ && now_ < promises_.promise_of(current_lp_)) [[unlikely]] {
     reject_broken_promise(at, dst);
+    return;
+  }
+  if (handling_silent_ && dst != current_lp_) [[unlikely]] {
+    reject_broken_silence(at, dst);
     return;
   }
   const int dst_rank = lp_rank_[dst];
@@ -176,6 +222,10 @@ inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payloa
   // nothing with it sooner; its promise is stated again on receipt), which
   // holds only where the receiver is no nearer another rank than the sender.
   if (dst != current_lp_) {
+    if (handling_silent_) [[unlikely]] {
+      reject_broken_silence(at, dst);
+      return;
+    }
     if (queue_.lookahead_of(dst) < queue_.lookahead_of(current_lp_)) [[unlikely]] {
       reject_send(at, dst, "as a quiet event to an LP with a smaller lookahead than the sender's");
       return;

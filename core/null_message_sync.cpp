@@ -137,7 +137,8 @@ SimTime Engine::next_null_message_bound(bool finished) {
 
     const SimTime safe = *std::min_element(s.in_clock.begin(), s.in_clock.end());
     const SimTime horizon = std::min(queue_.top_time(), safe);
-    const SimTime reach = std::min({queue_.safe_bound(), promised_bound(horizon), safe + s.min_lp_lookahead});
+    const SimTime others = queue_.safe_bound();
+    const SimTime reach = std::min({others, promised_bound(horizon, others), safe + s.min_lp_lookahead});
     const SimTime bound = std::min(safe, config_.end);
     const bool runnable = queue_.top_time() < bound;
     for (std::size_t r = 0; r < ranks_n; ++r) {

@@ -14,18 +14,31 @@ void PromiseBoard::configure(std::size_t lp_count, const std::vector<LpId>& trac
                              const std::vector<SimTime>& lookahead) {
   promise_.assign(lp_count, kNoPromise);
   quiet_.clear();
+  stale_.clear();
   slot_.clear();
   tree_.clear();
   if (tracked.empty()) return;
   quiet_.assign(lp_count, 0);
   touched_.assign(lp_count, 0);
+  stale_.assign(lp_count, 0);
   changed_.clear();
   slot_.assign(lp_count, kUntracked);
   lookahead_ = lookahead;
   leaves_ = 1;
   while (leaves_ < tracked.size()) leaves_ *= 2;
   tree_.assign(2 * leaves_, SimTime::infinity());
-  for (std::size_t i = 0; i < tracked.size(); ++i) slot_[tracked[i]] = static_cast<std::uint32_t>(i);
+  leaf_lp_.assign(leaves_, kNoLp);
+  for (std::size_t i = 0; i < tracked.size(); ++i) {
+    slot_[tracked[i]] = static_cast<std::uint32_t>(i);
+    leaf_lp_[i] = tracked[i];
+  }
+}
+
+LpId PromiseBoard::binding_lp() const {
+  if (tree_.empty() || tree_[1].is_infinite()) return kNoLp;
+  std::size_t i = 1;
+  while (i < leaves_) i = tree_[2 * i] == tree_[i] ? 2 * i : 2 * i + 1;
+  return leaf_lp_[i - leaves_];
 }
 
 SimTime PromiseBoard::earliest_output() {

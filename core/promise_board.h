@@ -33,6 +33,24 @@
 // LP while handling a quiet event earlier than the LP's promise stops the
 // run with an error naming the LP, on one rank as on many (LpContext::send).
 //
+// Deferred promises. After a quiet event an LP's last promise still holds
+// (it covered every state its quiet events lead to), though it may have
+// grown. Working it out again after each such event can cost more than the
+// windows it saves (a GPU walks its program: a third of gpt3-175b's run), so
+// the LP may leave it standing (LpContext::defer_promise, mark_stale here).
+// When a bound is taken, a stale promise that would give the minimum, and
+// only such a one, is restated by the model (PromiseSource) first; a minimum
+// at or beyond the rank's bound from its other events cannot lower the
+// window and is left as it stands. The bound is therefore exactly the one
+// every LP's current promise gives.
+//
+// Silent events (kSilentEvent, LpContext::send_silent) need no promise at
+// all: their handling sends nothing to another LP and moves none of the
+// LP's later sends sooner (a network chunk that is not its message's last,
+// queued on the port into its GPU). They go to the quiet heap (counted in
+// T, not in B) on whichever rank they land; the engine stops the run if one
+// is answered by a send, or lowers its LP's promise.
+//
 // This class keeps the promises and, on more than one rank, the minimum of
 // P(x) + d(x) over the LPs of this rank with a quiet event pending: a
 // tournament tree over the local LPs; an LP whose promise or quiet count
@@ -47,6 +65,18 @@
 
 namespace pf::core {
 
+// What restates a deferred promise (LpContext::defer_promise): the model,
+// asked at a synchronisation for the current promise of an LP whose last
+// stated one would bound the window. Called once per window at most per LP,
+// never per event: a virtual call is cheap there.
+class PromiseSource {
+ public:
+  virtual SimTime current_promise(LpId lp) = 0;
+
+ protected:
+  ~PromiseSource() = default;
+};
+
 class PromiseBoard {
  public:
   // lp_count: every LP of the model. tracked: the local LPs whose promises
@@ -56,10 +86,23 @@ class PromiseBoard {
 
   SimTime promise_of(LpId lp) const { return promise_[lp]; }
   void promise(LpId lp, SimTime at) {
+    if (!stale_.empty()) stale_[lp] = 0;
     if (promise_[lp] == at) return;
     promise_[lp] = at;
     touch(lp);
   }
+  // The LP handled quiet events only since its last promise, which therefore
+  // still holds (it covered every state they lead to) but may have grown:
+  // the engine asks the model's PromiseSource for the current one when, and
+  // only when, this one would bound a window (LpContext::defer_promise).
+  void mark_stale(LpId lp) {
+    if (!stale_.empty()) stale_[lp] = 1;
+  }
+  bool stale(LpId lp) const { return !stale_.empty() && stale_[lp] != 0; }
+  // The tracked LP whose promise gives earliest_output(), or kNoLp when none
+  // does (call earliest_output() first: it settles the tree).
+  static constexpr LpId kNoLp = ~LpId{0};
+  LpId binding_lp() const;
   void quiet_pushed(LpId lp) {
     if (!slot_.empty() && quiet_[lp]++ == 0) touch(lp);
   }
@@ -85,6 +128,8 @@ class PromiseBoard {
   std::vector<SimTime> lookahead_;     // per LP
   std::vector<SimTime> tree_;          // 1-based heap layout; leaves from leaves_
   std::vector<std::uint8_t> touched_;  // per LP: in changed_
+  std::vector<std::uint8_t> stale_;    // per LP: its promise may have grown since stated (tracked LPs only)
+  std::vector<LpId> leaf_lp_;          // per leaf of tree_: its LP
   std::vector<LpId> changed_;          // tracked LPs whose leaf is out of date
   std::size_t leaves_ = 0;
 };

@@ -50,10 +50,10 @@ WindowProjection::WindowProjection(VirtualRanks v) : lp_rank_(std::move(v.lp_ran
   out_.class_lookahead = lookahead_;
 }
 
-void WindowProjection::pushed(SimTime time, LpId dst, bool quiet) {
-  if (quiet && separate_quiet_) {
+void WindowProjection::pushed(SimTime time, LpId dst, std::uint8_t flags) {
+  if ((flags & (kQuietEvent | kSilentEvent)) && separate_quiet_) {
     quiet_.push(time.ps);
-    promises_.quiet_pushed(dst);
+    if (flags & kQuietEvent) promises_.quiet_pushed(dst);
     return;
   }
   pending_[class_of_[dst]].push(time.ps);
@@ -84,12 +84,24 @@ std::pair<SimTime, int> WindowProjection::bound() const {
     const MinHeap& heap = pending_[static_cast<std::size_t>(k)];
     if (!heap.empty()) earliest = std::min(earliest, SimTime{heap.top()});
   }
-  const SimTime promised = std::max(promises_.earliest_output(), earliest + min_lookahead_);
+  const SimTime promised = std::max(settled_promises(best), earliest + min_lookahead_);
   if (promised < best) return {promised, -1};
   return {best, from};
 }
 
-void WindowProjection::committing(SimTime time, LpId dst, bool quiet) {
+SimTime WindowProjection::settled_promises(SimTime matters_below) const {
+  // As LpContext::settled_earliest_output: every deferred promise that would
+  // give the minimum below the other events' bound is restated first.
+  for (;;) {
+    const SimTime earliest = promises_.earliest_output();
+    if (earliest >= matters_below) return earliest;
+    const LpId lp = promises_.binding_lp();
+    if (lp == PromiseBoard::kNoLp || !promises_.stale(lp)) return earliest;
+    promises_.promise(lp, source_->current_promise(lp));
+  }
+}
+
+void WindowProjection::committing(SimTime time, LpId dst, std::uint8_t flags) {
   // The first commit at or after the bound opens the next window; its bound
   // is taken over what is pending now, this event included.
   if (!open_ || time >= bound_) {
@@ -103,9 +115,9 @@ void WindowProjection::committing(SimTime time, LpId dst, bool quiet) {
   const auto r = static_cast<std::size_t>(lp_rank_[dst]);
   if (events_[r]++ == 0) touched_.push_back(static_cast<int>(r));
   // Its heap's earliest: nothing pending is earlier than the event committing.
-  if (quiet && separate_quiet_) {
+  if ((flags & (kQuietEvent | kSilentEvent)) && separate_quiet_) {
     quiet_.pop();
-    promises_.quiet_popped(dst);
+    if (flags & kQuietEvent) promises_.quiet_popped(dst);
     return;
   }
   pending_[class_of_[dst]].pop();
@@ -175,7 +187,7 @@ double WindowProjections::overhead_s() const {
 void WindowProjections::timed_pushed(const Event& event) {
   const auto start = std::chrono::steady_clock::now();
   for (WindowProjection& p : each_) {
-    p.pushed(event.time, event.dst, (event.flags & kQuietEvent) != 0);
+    p.pushed(event.time, event.dst, event.flags);
     p.sent(event.src, event.dst);
   }
   sampled_s_ += seconds_since(start);
@@ -184,7 +196,7 @@ void WindowProjections::timed_pushed(const Event& event) {
 
 void WindowProjections::timed_committing(const Event& event) {
   const auto start = std::chrono::steady_clock::now();
-  for (WindowProjection& p : each_) p.committing(event.time, event.dst, (event.flags & kQuietEvent) != 0);
+  for (WindowProjection& p : each_) p.committing(event.time, event.dst, event.flags);
   sampled_s_ += seconds_since(start);
   ++samples_;
 }

@@ -66,14 +66,21 @@ class WindowProjection {
  public:
   explicit WindowProjection(VirtualRanks ranks);
 
-  // An event entered the queue (scheduled or sent); quiet: Event::flags has kQuietEvent.
-  void pushed(SimTime time, LpId dst, bool quiet);
+  // An event entered the queue (scheduled or sent), with its Event::flags
+  // (kQuietEvent, kSilentEvent).
+  void pushed(SimTime time, LpId dst, std::uint8_t flags);
   // `src` sent an event to `dst` (called with pushed(), from inside a handler).
   void sent(LpId src, LpId dst);
   // The next event to commit, before its handler runs (it is still pending).
-  void committing(SimTime time, LpId dst, bool quiet);
+  void committing(SimTime time, LpId dst, std::uint8_t flags);
   // The LP stated a promise (LpContext::promise).
   void promised(LpId lp, SimTime at) { promises_.promise(lp, at); }
+  // The LP deferred its promise (LpContext::defer_promise); `source` gives
+  // the current one where it would bound a window, as the K-rank engine asks.
+  void deferred(LpId lp, PromiseSource* source) {
+    promises_.mark_stale(lp);
+    source_ = source;
+  }
   // Closes the last window; the figures are final after this.
   const ProjectedWindows& finish();
   const ProjectedWindows& figures() const { return out_; }
@@ -81,6 +88,8 @@ class WindowProjection {
  private:
   // The bound over what is pending and the class it comes from (-1: a promise).
   std::pair<SimTime, int> bound() const;
+  // The promises' minimum, deferred ones restated where they matter.
+  SimTime settled_promises(SimTime matters_below) const;
   void close_window();
 
   std::vector<int> lp_rank_;
@@ -91,11 +100,12 @@ class WindowProjection {
   // earliest of each, and a commit removes its class's earliest.
   using MinHeap = std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>>;
   std::array<MinHeap, kMaxLookaheadClasses> pending_;
-  // Quiet events (more than one rank only, as the engine separates them):
-  // their times, and each LP's promise while it has one pending.
+  // Quiet and silent events (more than one rank only, as the engine separates
+  // them): their times, and each LP's promise while it has a quiet one pending.
   bool separate_quiet_ = false;
   MinHeap quiet_;
   mutable PromiseBoard promises_;  // settles its changed LPs when bound() asks
+  PromiseSource* source_ = nullptr;  // restates deferred promises (deferred())
   SimTime min_lookahead_;
 
   bool open_ = false;
@@ -120,16 +130,19 @@ class WindowProjections {
   void pushed(const Event& event) {
     if (sample()) [[unlikely]] return timed_pushed(event);
     for (WindowProjection& p : each_) {
-      p.pushed(event.time, event.dst, (event.flags & kQuietEvent) != 0);
+      p.pushed(event.time, event.dst, event.flags);
       p.sent(event.src, event.dst);
     }
   }
   void committing(const Event& event) {
     if (sample()) [[unlikely]] return timed_committing(event);
-    for (WindowProjection& p : each_) p.committing(event.time, event.dst, (event.flags & kQuietEvent) != 0);
+    for (WindowProjection& p : each_) p.committing(event.time, event.dst, event.flags);
   }
   void promised(LpId lp, SimTime at) {
     for (WindowProjection& p : each_) p.promised(lp, at);
+  }
+  void deferred(LpId lp, PromiseSource* source) {
+    for (WindowProjection& p : each_) p.deferred(lp, source);
   }
   std::vector<ProjectedWindows> finish();
   // Estimated seconds spent in this class during the run: the sampled

@@ -57,7 +57,9 @@ SimTime Engine::next_window_bound() {
     if (box.size() <= 1) continue;
     for (std::size_t i = 1; i < box.size(); ++i) {
       local_min = std::min(local_min, box[i].time);
-      local_bound = std::min(local_bound, box[i].time + queue_.lookahead_of(box[i].dst));
+      // A silent event bounds nothing where it lands (kSilentEvent).
+      if (!(box[i].flags & kSilentEvent))
+        local_bound = std::min(local_bound, box[i].time + queue_.lookahead_of(box[i].dst));
     }
     box[0].kind = 0;
     s.window_requests.emplace_back();
@@ -69,7 +71,7 @@ SimTime Engine::next_window_bound() {
   }
   s.reduce_in[kNextTime] = local_min.ps;
   s.reduce_in[kBound] = local_bound.ps;
-  s.reduce_in[kPromised] = promises_.earliest_output().ps;
+  s.reduce_in[kPromised] = settled_earliest_output(local_bound).ps;
   s.reduce_in[kError] = stop_ ? 1 : 0;
   check_mpi(MPI_Allreduce(s.reduce_in.data(), s.reduce_out.data(), static_cast<int>(s.reduce_in.size()),
                           MPI_INT64_T, s.window_op, s.comm),

@@ -113,6 +113,10 @@ class Network {
   // A NIC's link to its GPU where it has exactly one GPU and one uplink; else kNoLink.
   LinkId lone_gpu_link(VertexId nic) const;
   void mark_delivering_links();
+  // Whether handling `chunk`'s arrival at vertex `at` sends no event at all
+  // (core::LpContext::send_silent): a chunk that is not its message's last,
+  // on one path, whose next hop from `at` ends at its GPU without an event.
+  bool arrives_silently(VertexId at, const ChunkPayload& chunk) const;
   std::uint64_t piece_bytes(const Message& m) const;
   // Adaptive routing or several queue pairs between servers: chunks take their own paths.
   bool multipath(const ChunkPayload& c) const {

@@ -18,18 +18,23 @@
 
 namespace pf::models::training {
 
-class TrainingModel {
+class TrainingModel final : public core::PromiseSource {
  public:
   // `local_gpus`: the GPUs this rank simulates, ascending; `record(gpu)`:
   // whether a GPU's ops become timeline rows.
   TrainingModel(network::Network& net, ExecutionShared shared,
                 const std::function<ProgramSource(int gpu)>& program, const std::vector<int>& local_gpus,
                 const std::vector<bool>& record, int gpu_count);
+  // The engine keeps a pointer to it (LpContext::set_promise_source).
+  TrainingModel(const TrainingModel&) = delete;
+  TrainingModel& operator=(const TrainingModel&) = delete;
 
   // Schedules every local GPU's start at time zero.
   void seed(core::LpContext& engine);
   void on_event(core::LpContext& engine, const core::Event& event);
   bool finished() const { return unfinished_ == 0; }
+  // A GPU's current promise, where its last one was deferred (core::PromiseSource).
+  core::SimTime current_promise(core::LpId lp) override;
   // The local GPUs' mean program progress, 0..1 (for the progress line's ETA).
   double progress() const;
 

@@ -49,6 +49,26 @@ Outcome run(const Communicator& comm, Sync sync, bool promises, SimTime late = S
   return {stats.committed_events, engine.global_digest(), stats.windows};
 }
 
+// A run of the model as `setup` sets it, with the promises it worked out.
+struct Counted {
+  Outcome outcome;
+  std::uint64_t promises_worked_out;
+};
+template <class Setup>
+Counted run_with(const Communicator& comm, Sync sync, Setup setup) {
+  HostRouterModel model;
+  model.promises = true;
+  model.send_one_in = 64;
+  setup(model);
+  Engine engine(comm, HostRouterModel::mapping(comm.size()), config_for(comm.size(), sync));
+  engine.set_promise_source(&model);
+  HostRouterModel::seed(engine);
+  engine.run(model);
+  const core::EngineStats stats = engine.global_stats();
+  return {{stats.committed_events, engine.global_digest(), stats.windows},
+          comm.sum(model.promises_worked_out)};
+}
+
 class Promises : public ::testing::TestWithParam<Sync> {};
 
 TEST_P(Promises, SameEventsAsSequentialWithFewerWindows) {
@@ -69,6 +89,69 @@ TEST_P(Promises, SameEventsAsSequentialWithFewerWindows) {
       EXPECT_LT(static_cast<double>(promised.windows), 0.9 * static_cast<double>(fixed.windows))
           << promised.windows << " vs " << fixed.windows;
     }
+  }
+}
+
+// Deferred promises (LpContext::defer_promise): after a kernel end a host
+// leaves its last promise standing, and the engine has it worked out again
+// only when it would bound a window. The same events, the same windows (a
+// deferred promise that matters is restated before the bound is taken), and
+// fewer promises worked out on more than one rank (one rank needs none).
+TEST_P(Promises, DeferredPromisesGiveTheSameWindowsForLessWork) {
+  const Outcome reference = run(Communicator::self(), Sync::window, false, SimTime::zero(), 64);
+  const Counted eager = run_with(Communicator::world(), GetParam(), [](HostRouterModel&) {});
+  const Counted deferred = run_with(Communicator::world(), GetParam(), [](HostRouterModel& m) { m.defer = true; });
+  EXPECT_EQ(deferred.outcome.events, reference.events);
+  EXPECT_EQ(deferred.outcome.digest, reference.digest);
+  if (Communicator::world().size() == 1) return;
+  if (GetParam() == Sync::window) {
+    EXPECT_EQ(deferred.outcome.windows, eager.outcome.windows);
+  }
+  EXPECT_LT(static_cast<double>(deferred.promises_worked_out), 0.5 * static_cast<double>(eager.promises_worked_out))
+      << deferred.promises_worked_out << " vs " << eager.promises_worked_out;
+}
+
+// Silent events (LpContext::send_silent): a packet's last hop, router to
+// host, sends nothing when handled and moves no later send sooner, so it
+// bounds no window. The same events on every rank count, and fewer windows
+// than when those hops bound them.
+TEST_P(Promises, SilentDeliveriesBoundNoWindow) {
+  const Outcome reference =
+      run_with(Communicator::self(), Sync::window, [](HostRouterModel& m) { m.silent_deliveries = true; }).outcome;
+  const Counted plain = run_with(Communicator::world(), GetParam(), [](HostRouterModel&) {});
+  const Counted silent =
+      run_with(Communicator::world(), GetParam(), [](HostRouterModel& m) { m.silent_deliveries = true; });
+  EXPECT_EQ(silent.outcome.events, reference.events);
+  EXPECT_EQ(silent.outcome.digest, reference.digest);
+  if (Communicator::world().size() == 1 || GetParam() != Sync::window) return;
+  EXPECT_LT(silent.outcome.windows, plain.outcome.windows);
+}
+
+// A host that answers a silent delivery breaks its sender's claim: the run
+// stops with an error naming it, on one rank as on many.
+TEST_P(Promises, ABrokenSilenceStopsTheRun) {
+  try {
+    run_with(Communicator::world(), GetParam(), [](HostRouterModel& m) {
+      m.silent_deliveries = true;
+      m.break_silence = true;
+    });
+    FAIL() << "a send while handling a silent event must be reported";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("silent event"), std::string::npos) << e.what();
+  }
+}
+
+// A delivery that renumbers the host's kernels moves its next packet sooner:
+// its promise drops while it handles a silent event, which the run reports.
+TEST_P(Promises, ASilentEventThatMovesASendSoonerStopsTheRun) {
+  try {
+    run_with(Communicator::world(), GetParam(), [](HostRouterModel& m) {
+      m.silent_deliveries = true;
+      m.kernels_apart = false;
+    });
+    FAIL() << "a promise lowered while handling a silent event must be reported";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("lowered its promise"), std::string::npos) << e.what();
   }
 }
 

@@ -27,7 +27,7 @@ struct RunOutcome {
 // Routers 0..R-1 forward packets to each other and to their hosts (kHop each);
 // hosts R.. compute (self events) and now and then send a packet for a random
 // host to their router, `host_link` later. Hosts live on their router's rank.
-struct HostRouterModel {
+struct HostRouterModel final : core::PromiseSource {
   static constexpr std::uint32_t kRouters = 8, kHostsPerRouter = 6;
   core::SimTime hop = core::SimTime::from_ns(100);
   core::SimTime host_link = core::SimTime::from_ns(2000);  // what the host really takes to reach its router
@@ -40,6 +40,18 @@ struct HostRouterModel {
   std::vector<core::SimTime> next_compute = std::vector<core::SimTime>(lps());
   std::uint32_t send_one_in = 8;  // kernels per packet a host sends, on average
   bool quiet_to_router = false;    // hosts send their packets as quiet events (a broken contract)
+  // After a kernel end (quiet), leave the last promise standing
+  // (LpContext::defer_promise); the engine asks current_promise when it binds.
+  bool defer = false;
+  std::uint64_t promises_worked_out = 0;  // next_send() calls for a promise
+  // Routers send a packet's last hop, to its host, as a silent event
+  // (LpContext::send_silent): a host's delivery sends nothing, and its hosts
+  // number their kernels apart from deliveries (kernels), so that a delivery
+  // moves no later send sooner...
+  bool silent_deliveries = false;
+  bool kernels_apart = true;  // false: deliveries still renumber the kernels (a broken contract)
+  std::vector<std::uint32_t> kernels = std::vector<std::uint32_t>(lps(), 0);
+  bool break_silence = false;  // ...unless this is set: it then answers its router (a broken contract)
 
   struct Packet {
     core::LpId to_host;
@@ -71,19 +83,24 @@ struct HostRouterModel {
 
   void on_event(core::LpContext& engine, const core::Event& event) {
     const core::LpId lp = event.dst;
-    const std::uint32_t n = ++count[lp];
+    std::uint32_t n = ++count[lp];
     const core::SimTime jitter = core::SimTime::from_ns(mix(lp, n) % 300);
     if (is_router(lp)) {
       const core::LpId to_host = event.as<Packet>().to_host;
       const core::LpId next = router_of(to_host) == lp ? to_host : router_of(to_host);
-      engine.send(engine.now() + hop + jitter, next, Packet{to_host});
+      if (silent_deliveries && next == to_host)
+        engine.send_silent(engine.now() + hop + jitter, next, Packet{to_host});
+      else
+        engine.send(engine.now() + hop + jitter, next, Packet{to_host});
       return;
     }
     if (event.kind == core::kind_of<Packet>) {  // delivered: the commit itself is what the digest records
-      if (promises) engine.promise(next_send(lp));
+      if (break_silence) engine.send(engine.now() + host_link, router_of(lp), Packet{lp});
+      if (promises) state_promise(engine, lp, false);
       return;
     }
     // Compute for 1..5 us; one kernel in `send_one_in` ends by sending a packet.
+    if (silent_deliveries && kernels_apart) n = ++kernels[lp];
     next_compute[lp] = engine.now() + duration(lp, n);
     if (promises)
       engine.send_quiet(next_compute[lp], Compute{});
@@ -96,7 +113,17 @@ struct HostRouterModel {
       else
         engine.send(engine.now() + host_link + jitter, router_of(lp), Packet{to_host});
     }
-    if (promises) engine.promise(next_send(lp));
+    if (promises) state_promise(engine, lp, true);
+  }
+
+  void state_promise(core::LpContext& engine, core::LpId lp, bool after_quiet) {
+    if (after_quiet && defer && engine.defer_promise()) return;
+    ++promises_worked_out;
+    engine.promise(next_send(lp));
+  }
+  core::SimTime current_promise(core::LpId lp) override {
+    ++promises_worked_out;
+    return next_send(lp);
   }
 
   static core::SimTime duration(core::LpId lp, std::uint32_t n) { return core::SimTime::from_ns(1000 + mix(n, lp) % 4000); }
@@ -105,7 +132,7 @@ struct HostRouterModel {
   // arrival counts too, and the host promises again after it).
   core::SimTime next_send(core::LpId lp) const {
     core::SimTime t = next_compute[lp];
-    for (std::uint32_t n = count[lp] + 1;; ++n) {
+    for (std::uint32_t n = (silent_deliveries && kernels_apart ? kernels[lp] : count[lp]) + 1;; ++n) {
       if (sends(lp, n)) return t + promise_late;
       t += duration(lp, n);
     }
