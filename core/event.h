@@ -58,8 +58,8 @@ struct alignas(8) Event {
 // An LP's event to itself whose consequences the LP bounds with its promise
 // (LpContext::send_quiet, core/promise_board.h) instead of the event's own time.
 inline constexpr std::uint8_t kQuietEvent = 1;
-// An event whose handling sends nothing to any other LP (LpContext::send_silent):
-// it bounds no window, whichever rank sent it (core/promise_board.h).
+// An event whose handling sends nothing at all (LpContext::send_silent): it
+// bounds no window, whichever rank sent it (core/promise_board.h).
 inline constexpr std::uint8_t kSilentEvent = 2;
 
 static_assert(std::is_trivially_copyable_v<Event>);

@@ -33,7 +33,7 @@ SimTime LpContext::settled_earliest_output(SimTime matters_below) {
 }
 
 void LpContext::reject_broken_silence(SimTime at, LpId dst) {
-  reject_send(at, dst, "while handling a silent event, whose sender vouched that it sends to no other LP "
+  reject_send(at, dst, "while handling a silent event, whose sender vouched that it sends nothing "
                        "(LpContext::send_silent): the model's claim was wrong");
 }
 

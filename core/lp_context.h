@@ -45,11 +45,12 @@ class LpContext {
   // server's GPUs): the model then states that LP's promise (promise_for).
   template <class Payload>
   void send_quiet_to(SimTime at, LpId dst, const Payload& payload);
-  // An event whose handling sends nothing to any LP but its own and moves
+  // An event whose handling sends nothing, not even to its own LP, and moves
   // none of that LP's later sends sooner (it may delay them: a packet queued
   // at a port): it bounds no window, on whichever rank it lands
-  // (core/promise_board.h). Any rank. A send to another LP, or a lowered
-  // promise, while handling one stops the run with an error.
+  // (core/promise_board.h). Any rank. A send, or a lowered promise, while
+  // handling one stops the run with an error. (Nothing it scheduled would be
+  // in the bound already taken for the window it is handled in.)
   template <class Payload>
   void send_silent(SimTime at, LpId dst, const Payload& payload);
   // The current LP's promise: with no event from another LP, handling its
@@ -118,7 +119,7 @@ class LpContext {
   // events) cannot lower the bound, and is left as it stands.
   SimTime settled_earliest_output(SimTime matters_below);
   bool handling_quiet_ = false;  // the event being handled is quiet: its sends must keep the LP's promise
-  bool handling_silent_ = false;  // the event being handled is silent: it sends to no other LP
+  bool handling_silent_ = false;  // the event being handled is silent: it sends nothing
   // Per destination rank: the lookahead of the channel (infinity: none), and
   // the earliest time a remote event may carry, i.e. what this rank last told
   // it (window: the window's bound; null message: the last promise). The
@@ -190,7 +191,7 @@ inline void LpContext::route(SimTime at, LpId dst, const Payload& payload, std::
     reject_broken_promise(at, dst);
     return;
   }
-  if (handling_silent_ && dst != current_lp_) [[unlikely]] {
+  if (handling_silent_) [[unlikely]] {
     reject_broken_silence(at, dst);
     return;
   }
@@ -221,11 +222,11 @@ inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payloa
   // To another LP it is output, counted at its own time (the receiver can do
   // nothing with it sooner; its promise is stated again on receipt), which
   // holds only where the receiver is no nearer another rank than the sender.
+  if (handling_silent_) [[unlikely]] {
+    reject_broken_silence(at, dst);
+    return;
+  }
   if (dst != current_lp_) {
-    if (handling_silent_) [[unlikely]] {
-      reject_broken_silence(at, dst);
-      return;
-    }
     if (queue_.lookahead_of(dst) < queue_.lookahead_of(current_lp_)) [[unlikely]] {
       reject_send(at, dst, "as a quiet event to an LP with a smaller lookahead than the sender's");
       return;

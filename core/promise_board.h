@@ -45,8 +45,9 @@
 // every LP's current promise gives.
 //
 // Silent events (kSilentEvent, LpContext::send_silent) need no promise at
-// all: their handling sends nothing to another LP and moves none of the
-// LP's later sends sooner (a network chunk that is not its message's last,
+// all: their handling sends nothing (not even to its own LP: what it
+// scheduled would be missing from the window's bound already taken) and
+// moves none of the LP's later sends sooner (a network chunk that is not its message's last,
 // queued on the port into its GPU). They go to the quiet heap (counted in
 // T, not in B) on whichever rank they land; the engine stops the run if one
 // is answered by a send, or lowers its LP's promise.
