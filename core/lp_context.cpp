@@ -20,18 +20,6 @@ void LpContext::reject_send(SimTime at, LpId dst, const char* why) {
        std::to_string(dst) + " for t=" + std::to_string(at.ps) + " ps " + why);
 }
 
-SimTime LpContext::settled_earliest_output(SimTime matters_below) {
-  for (;;) {
-    const SimTime earliest = promises_.earliest_output();
-    if (earliest >= matters_below) return earliest;
-    const LpId lp = promises_.binding_lp();
-    if (lp == PromiseBoard::kNoLp || !promises_.stale(lp)) return earliest;
-    // A restated promise is never below the deferred one; each LP is restated
-    // once, so the loop ends.
-    promises_.promise(lp, promise_source_->current_promise(lp));
-  }
-}
-
 void LpContext::reject_broken_silence(SimTime at, LpId dst) {
   reject_send(at, dst, "while handling a silent event, whose sender vouched that it sends nothing "
                        "(LpContext::send_silent): the model's claim was wrong");

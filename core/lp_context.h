@@ -113,11 +113,12 @@ class LpContext {
   LookaheadQueue queue_;
   PromiseBoard promises_;
   PromiseSource* promise_source_ = nullptr;  // restates deferred promises (defer_promise)
-  // The promises' minimum (PromiseBoard::earliest_output), with every
-  // deferred promise that would give it restated first, as far as it matters:
-  // a minimum at or past `matters_below` (this rank's bound from its other
-  // events) cannot lower the bound, and is left as it stands.
-  SimTime settled_earliest_output(SimTime matters_below);
+  // The promises' minimum, deferred ones restated where they matter
+  // (PromiseBoard::settled_earliest_output; `matters_below`: this rank's
+  // bound from its other events).
+  SimTime settled_earliest_output(SimTime matters_below) {
+    return promises_.settled_earliest_output(matters_below, promise_source_);
+  }
   bool handling_quiet_ = false;  // the event being handled is quiet: its sends must keep the LP's promise
   bool handling_silent_ = false;  // the event being handled is silent: it sends nothing
   // Per destination rank: the lookahead of the channel (infinity: none), and

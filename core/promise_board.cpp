@@ -34,6 +34,16 @@ void PromiseBoard::configure(std::size_t lp_count, const std::vector<LpId>& trac
   }
 }
 
+SimTime PromiseBoard::settled_earliest_output(SimTime matters_below, PromiseSource* source) {
+  for (;;) {
+    const SimTime earliest = earliest_output();
+    if (earliest >= matters_below || source == nullptr) return earliest;
+    const LpId lp = binding_lp();
+    if (lp == kNoLp || !stale(lp)) return earliest;
+    promise(lp, source->current_promise(lp));
+  }
+}
+
 LpId PromiseBoard::binding_lp() const {
   if (tree_.empty() || tree_[1].is_infinite()) return kNoLp;
   std::size_t i = 1;

@@ -100,10 +100,12 @@ class PromiseBoard {
     if (!stale_.empty()) stale_[lp] = 1;
   }
   bool stale(LpId lp) const { return !stale_.empty() && stale_[lp] != 0; }
-  // The tracked LP whose promise gives earliest_output(), or kNoLp when none
-  // does (call earliest_output() first: it settles the tree).
-  static constexpr LpId kNoLp = ~LpId{0};
-  LpId binding_lp() const;
+  // earliest_output(), with every stale promise that would give it restated
+  // by `source` first, as far as it matters: a minimum at or past
+  // `matters_below` (the bound from the events that are not quiet) cannot
+  // lower a window's bound and is left as it stands. Each LP is restated at
+  // most once (a restated promise is never below the stale one), so it ends.
+  SimTime settled_earliest_output(SimTime matters_below, PromiseSource* source);
   void quiet_pushed(LpId lp) {
     if (!slot_.empty() && quiet_[lp]++ == 0) touch(lp);
   }
@@ -122,6 +124,10 @@ class PromiseBoard {
     changed_.push_back(lp);
   }
   void refresh(LpId lp);
+  // The tracked LP whose promise gives earliest_output(), or kNoLp when none
+  // does (call earliest_output() first: it settles the tree).
+  static constexpr LpId kNoLp = ~LpId{0};
+  LpId binding_lp() const;
 
   std::vector<SimTime> promise_;       // per LP; -infinity until the LP promises
   std::vector<std::uint32_t> quiet_;   // per LP: quiet events pending (tracked LPs only)

@@ -84,21 +84,10 @@ std::pair<SimTime, int> WindowProjection::bound() const {
     const MinHeap& heap = pending_[static_cast<std::size_t>(k)];
     if (!heap.empty()) earliest = std::min(earliest, SimTime{heap.top()});
   }
-  const SimTime promised = std::max(settled_promises(best), earliest + min_lookahead_);
+  // Deferred promises restated where they matter, as the K-rank engine does.
+  const SimTime promised = std::max(promises_.settled_earliest_output(best, source_), earliest + min_lookahead_);
   if (promised < best) return {promised, -1};
   return {best, from};
-}
-
-SimTime WindowProjection::settled_promises(SimTime matters_below) const {
-  // As LpContext::settled_earliest_output: every deferred promise that would
-  // give the minimum below the other events' bound is restated first.
-  for (;;) {
-    const SimTime earliest = promises_.earliest_output();
-    if (earliest >= matters_below) return earliest;
-    const LpId lp = promises_.binding_lp();
-    if (lp == PromiseBoard::kNoLp || !promises_.stale(lp)) return earliest;
-    promises_.promise(lp, source_->current_promise(lp));
-  }
 }
 
 void WindowProjection::committing(SimTime time, LpId dst, std::uint8_t flags) {

@@ -88,8 +88,6 @@ class WindowProjection {
  private:
   // The bound over what is pending and the class it comes from (-1: a promise).
   std::pair<SimTime, int> bound() const;
-  // The promises' minimum, deferred ones restated where they matter.
-  SimTime settled_promises(SimTime matters_below) const;
   void close_window();
 
   std::vector<int> lp_rank_;

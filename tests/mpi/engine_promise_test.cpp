@@ -69,6 +69,17 @@ Counted run_with(const Communicator& comm, Sync sync, Setup setup) {
           comm.sum(model.promises_worked_out)};
 }
 
+// The run as `setup` sets it must stop with an error that says `needle`.
+template <class Setup>
+void expect_stopped(Sync sync, Setup setup, const char* needle) {
+  try {
+    run_with(Communicator::world(), sync, setup);
+    FAIL() << "the run must stop with an error saying '" << needle << "'";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 class Promises : public ::testing::TestWithParam<Sync> {};
 
 TEST_P(Promises, SameEventsAsSequentialWithFewerWindows) {
@@ -130,29 +141,25 @@ TEST_P(Promises, SilentDeliveriesBoundNoWindow) {
 // A host that answers a silent delivery breaks its sender's claim: the run
 // stops with an error naming it, on one rank as on many.
 TEST_P(Promises, ABrokenSilenceStopsTheRun) {
-  try {
-    run_with(Communicator::world(), GetParam(), [](HostRouterModel& m) {
-      m.silent_deliveries = true;
-      m.break_silence = true;
-    });
-    FAIL() << "a send while handling a silent event must be reported";
-  } catch (const SimulationError& e) {
-    EXPECT_NE(std::string(e.what()).find("silent event"), std::string::npos) << e.what();
-  }
+  expect_stopped(
+      GetParam(),
+      [](HostRouterModel& m) {
+        m.silent_deliveries = true;
+        m.break_silence = true;
+      },
+      "while handling a silent event");
 }
 
 // A delivery that renumbers the host's kernels moves its next packet sooner:
 // its promise drops while it handles a silent event, which the run reports.
 TEST_P(Promises, ASilentEventThatMovesASendSoonerStopsTheRun) {
-  try {
-    run_with(Communicator::world(), GetParam(), [](HostRouterModel& m) {
-      m.silent_deliveries = true;
-      m.kernels_apart = false;
-    });
-    FAIL() << "a promise lowered while handling a silent event must be reported";
-  } catch (const SimulationError& e) {
-    EXPECT_NE(std::string(e.what()).find("lowered its promise"), std::string::npos) << e.what();
-  }
+  expect_stopped(
+      GetParam(),
+      [](HostRouterModel& m) {
+        m.silent_deliveries = true;
+        m.kernels_apart = false;
+      },
+      "lowered its promise");
 }
 
 // Late by 1 us: the first kernel end that sends does so before the promise.
