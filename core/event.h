@@ -48,6 +48,8 @@ struct alignas(8) Event {
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kPayloadBytes,
                   "event payloads are trivially copyable and at most Event::kPayloadBytes");
     std::memcpy(payload.data(), &value, sizeof(T));
+    // A reused slot keeps no bytes of the event before it.
+    if constexpr (sizeof(T) < kPayloadBytes) std::memset(payload.data() + sizeof(T), 0, kPayloadBytes - sizeof(T));
   }
 
   // The tie-break key after time. Independent of which rank holds which LP, so

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/event_queue.h"
@@ -37,9 +38,11 @@ class LookaheadQueue {
   // stands for them (core/promise_board.h). Silent events (kSilentEvent) go
   // there too: handling them sends nothing, so nothing stands for them. Order
   // is unchanged either way.
-  void push(const Event& event) {
-    const bool unbounding = separate_quiet_ && (event.flags & (kQuietEvent | kSilentEvent));
-    queues_[unbounding ? kQuietHeap : class_of(event.dst)].push(event);
+  void push(const Event& event) { queues_[queue_of(event.dst, event.flags)].push(event); }
+  // The same for an event written straight into its slot (EventQueue::push_built).
+  template <class Fill>
+  const Event& push_built(LpId dst, std::uint8_t flags, SimTime time, std::uint64_t tie, Fill&& fill) {
+    return queues_[queue_of(dst, flags)].push_built(time, tie, std::forward<Fill>(fill));
   }
   void separate_quiet() { separate_quiet_ = true; }
 
@@ -80,6 +83,10 @@ class LookaheadQueue {
 
  private:
   std::size_t class_of(LpId lp) const { return classes_ == 1 ? 0 : class_of_[lp]; }
+  std::size_t queue_of(LpId dst, std::uint8_t flags) const {
+    const bool unbounding = separate_quiet_ && (flags & (kQuietEvent | kSilentEvent));
+    return unbounding ? kQuietHeap : class_of(dst);
+  }
 
   static constexpr std::size_t kQuietHeap = kMaxLookaheadClasses;
   std::array<EventQueue, kMaxLookaheadClasses + 1> queues_;  // the classes, then the quiet events

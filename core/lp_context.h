@@ -150,6 +150,10 @@ class LpContext {
   template <class Payload>
   void route(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
   void push_local(const Event& event);
+  // make_event and push_local in one, the event written straight into the
+  // queue's slot (EventQueue::push_built).
+  template <class Payload>
+  void push_built(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
   // The next event the current LP sends (its sequence number taken).
   template <class Payload>
   Event make_event(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
@@ -183,7 +187,6 @@ inline void LpContext::send_silent(SimTime at, LpId dst, const Payload& payload)
 
 template <class Payload>
 inline void LpContext::route(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags) {
-  const Event event = make_event(at, dst, payload, flags);
   if (at < now_) [[unlikely]] {
     reject_send(at, dst, "into the past");
     return;
@@ -198,10 +201,27 @@ inline void LpContext::route(SimTime at, LpId dst, const Payload& payload, std::
   }
   const int dst_rank = lp_rank_[dst];
   if (dst_rank == rank_) {
-    push_local(event);
+    push_built(at, dst, payload, flags);
   } else {
-    send_remote(event, dst_rank);
+    send_remote(make_event(at, dst, payload, flags), dst_rank);
   }
+}
+
+template <class Payload>
+[[gnu::always_inline]] inline void LpContext::push_built(SimTime at, LpId dst, const Payload& payload,
+                                                         std::uint8_t flags) {
+  const LpId src = current_lp_;
+  const std::uint64_t seq = send_seq_[src]++;
+  const Event& event = queue_.push_built(dst, flags, at, (std::uint64_t{src} << kSeqBits) | seq, [&](Event& e) {
+    e.time = at;
+    e.dst = dst;
+    e.src = src;
+    e.seq = seq;
+    e.kind = kind_of<Payload>;
+    e.flags = flags;
+    e.set(payload);
+  });
+  if (observer_) [[unlikely]] observer_->pushed(event);
 }
 
 [[gnu::always_inline]] inline void LpContext::push_local(const Event& event) {
@@ -211,7 +231,6 @@ inline void LpContext::route(SimTime at, LpId dst, const Payload& payload, std::
 
 template <class Payload>
 inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payload) {
-  const Event event = make_event(at, dst, payload, kQuietEvent);
   if (at < now_) [[unlikely]] {
     reject_send(at, dst, "into the past");
     return;
@@ -220,13 +239,13 @@ inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payloa
     reject_send(at, dst, "as a quiet event to another rank (quiet events stay on their rank)");
     return;
   }
-  // To another LP it is output, counted at its own time (the receiver can do
-  // nothing with it sooner; its promise is stated again on receipt), which
-  // holds only where the receiver is no nearer another rank than the sender.
   if (handling_silent_) [[unlikely]] {
     reject_broken_silence(at, dst);
     return;
   }
+  // To another LP it is output, counted at its own time (the receiver can do
+  // nothing with it sooner; its promise is stated again on receipt), which
+  // holds only where the receiver is no nearer another rank than the sender.
   if (dst != current_lp_) {
     if (queue_.lookahead_of(dst) < queue_.lookahead_of(current_lp_)) [[unlikely]] {
       reject_send(at, dst, "as a quiet event to an LP with a smaller lookahead than the sender's");
@@ -238,7 +257,7 @@ inline void LpContext::send_quiet_to(SimTime at, LpId dst, const Payload& payloa
     }
   }
   promises_.quiet_pushed(dst);
-  push_local(event);
+  push_built(at, dst, payload, kQuietEvent);
 }
 
 template <class Payload>
