@@ -87,7 +87,6 @@ class EventQueue {
   std::size_t peak_size_ = 0;
 };
 
-
 inline void EventQueue::push(const Event& event) {
   push_built(event.time, event.tie_key(), [&event](Event& slot) { slot = event; });
 }
