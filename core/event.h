@@ -63,6 +63,9 @@ inline constexpr std::uint8_t kQuietEvent = 1;
 // An event whose handling sends nothing at all (LpContext::send_silent): it
 // bounds no window, whichever rank sent it (core/promise_board.h).
 inline constexpr std::uint8_t kSilentEvent = 2;
+// Whether an event with these flags is left out of a window's bound (quiet:
+// its LP's promise stands for it; silent: nothing needs to).
+inline constexpr bool outside_bound(std::uint8_t flags) { return (flags & (kQuietEvent | kSilentEvent)) != 0; }
 
 static_assert(std::is_trivially_copyable_v<Event>);
 static_assert(sizeof(Event) == 64, "one cache line per event");

@@ -84,8 +84,7 @@ class LookaheadQueue {
  private:
   std::size_t class_of(LpId lp) const { return classes_ == 1 ? 0 : class_of_[lp]; }
   std::size_t queue_of(LpId dst, std::uint8_t flags) const {
-    const bool unbounding = separate_quiet_ && (flags & (kQuietEvent | kSilentEvent));
-    return unbounding ? kQuietHeap : class_of(dst);
+    return separate_quiet_ && outside_bound(flags) ? kQuietHeap : class_of(dst);
   }
 
   static constexpr std::size_t kQuietHeap = kMaxLookaheadClasses;

@@ -51,7 +51,7 @@ WindowProjection::WindowProjection(VirtualRanks v) : lp_rank_(std::move(v.lp_ran
 }
 
 void WindowProjection::pushed(SimTime time, LpId dst, std::uint8_t flags) {
-  if ((flags & (kQuietEvent | kSilentEvent)) && separate_quiet_) {
+  if (outside_bound(flags) && separate_quiet_) {
     quiet_.push(time.ps);
     if (flags & kQuietEvent) promises_.quiet_pushed(dst);
     return;
@@ -104,7 +104,7 @@ void WindowProjection::committing(SimTime time, LpId dst, std::uint8_t flags) {
   const auto r = static_cast<std::size_t>(lp_rank_[dst]);
   if (events_[r]++ == 0) touched_.push_back(static_cast<int>(r));
   // Its heap's earliest: nothing pending is earlier than the event committing.
-  if ((flags & (kQuietEvent | kSilentEvent)) && separate_quiet_) {
+  if (outside_bound(flags) && separate_quiet_) {
     quiet_.pop();
     if (flags & kQuietEvent) promises_.quiet_popped(dst);
     return;
