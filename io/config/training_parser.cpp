@@ -37,6 +37,11 @@ const EnumNames<models::GradReduceDtype> kGradReduce{{"auto", models::GradReduce
                                                      {"bf16", models::GradReduceDtype::bf16},
                                                      {"fp16", models::GradReduceDtype::fp16}};
 
+const EnumNames<models::GradReduceCollective> kGradReduceCollective{
+    {"auto", models::GradReduceCollective::automatic},
+    {"reduce_scatter", models::GradReduceCollective::reduce_scatter},
+    {"all_reduce", models::GradReduceCollective::all_reduce}};
+
 const EnumNames<models::Fp8Recipe> kFp8Recipe{{"delayed", models::Fp8Recipe::delayed},
                                                {"tensorwise", models::Fp8Recipe::tensorwise},
                                                {"mxfp8", models::Fp8Recipe::mxfp8},
@@ -139,6 +144,8 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.fused_elementwise = r.get_bool_or("fused_elementwise", true);
   t.tp_comm_overlap = r.get_bool_or("tp_comm_overlap", false);
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
+  t.grad_reduce_collective =
+      r.get_enum_or("grad_reduce_collective", models::GradReduceCollective::automatic, kGradReduceCollective);
   t.cpu_offload_layers = static_cast<int>(r.get_int_or("cpu_offload_layers", 0, 0, kIntMax));
   if (const ConfigNode* modules = r.find("offload_modules")) t.offload_modules = parse_offload_modules(*modules);
   t.fp8_recipe = r.get_enum_or("fp8_recipe", models::Fp8Recipe::delayed, kFp8Recipe);

@@ -99,6 +99,14 @@ enum class MainGradAccumulation { fused, add, cast_add };
 // gradient accumulation and all-reduce to be done in fp32"), the training
 // dtype for fp16 (accumulate_allreduce_grads_in_fp32 stays off).
 enum class GradReduceDtype { automatic, fp32, bf16, fp16 };
+// The collective that reduces the main gradients over DP. auto: an all-reduce
+// under ZeRO 0, a reduce-scatter into each rank's shard under ZeRO 1-3
+// (Megatron-Core's distributed optimizer). all_reduce with a sharded optimizer
+// is DeepSpeed's BF16_Optimizer (the pipeline engine all-reduces the whole
+// fp32 gradient, then each rank updates its shard and all-gathers the
+// parameters: runtime/pipe/engine.py _exec_reduce_grads, bf16_optimizer.py
+// get_grads_for_reduction) and ZeRO 1/2's `reduce_scatter: false`.
+enum class GradReduceCollective { automatic, reduce_scatter, all_reduce };
 // How fp8 training scales its tensors (Megatron-LM's --fp8-recipe names):
 // delayed (scale from an amax history, recorded by the cast itself; the
 // default), tensorwise (current scaling: the tensor's amax is reduced in a
@@ -173,6 +181,7 @@ struct TrainingSpec {
   // them and the GEMMs' outputs into the reduce-scatters, side by side.
   bool tp_comm_overlap = false;
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
+  GradReduceCollective grad_reduce_collective = GradReduceCollective::automatic;
   // Megatron-Core's --cpu-offloading-num-layers (activations only, as
   // Megatron-Bridge sets it: cpu_offloading_weights false): the saved
   // activations of the first N transformer layers go to host memory after

@@ -40,7 +40,7 @@ bool GpuProgram::pop_reduce(Op& op) {
   std::uint32_t producer = kNoOp;
   if (!buckets_.pop(cls, bytes, producer)) return false;
   Phase phase = section_ == Section::steps ? Phase::bwd : Phase::opt;
-  begin_op(op, zero_ == 0 ? OpKind::dp_grad_all_reduce : OpKind::dp_grad_reduce_scatter, phase);
+  begin_op(op, plan_->grads_all_reduced() ? OpKind::dp_grad_all_reduce : OpKind::dp_grad_reduce_scatter, phase);
   set_group(op, plan_->grad_group(cls));
   op.bytes = static_cast<std::uint64_t>(bytes);
   add_dep(op, producer);

@@ -71,6 +71,12 @@ void WorkloadPlan::validate() const {
   require(chunks_of(par_) == 1 || par_.pp > 1, "parallelism.virtual_stages", "1 when pp = 1",
           str(par_.virtual_stages));
   const TrainingSpec& t = train_;
+  require(t.grad_reduce_collective != GradReduceCollective::reduce_scatter || par_.zero_stage >= 1,
+          "training.grad_reduce_collective", "auto or all_reduce with zero_stage 0 (no shard to reduce into)",
+          "reduce_scatter");
+  require(t.grad_reduce_collective != GradReduceCollective::all_reduce || par_.zero_stage <= 2,
+          "training.grad_reduce_collective", "auto or reduce_scatter with zero_stage 3 (gradients are sharded)",
+          "all_reduce");
   require(t.cpu_offload_layers == 0 || (t.cpu_offload_layers > 0 && t.cpu_offload_layers < m.layers && par_.pp == 1 &&
                                         t.recompute == Recompute::none),
           "training.cpu_offload_layers", "0, or fewer than model.layers with pp = 1 and no recomputation",
@@ -127,6 +133,11 @@ std::int64_t WorkloadPlan::mtp_embedding_copy() const {
 }
 
 int WorkloadPlan::param_bytes() const { return workload::param_bytes(train_.dtype); }
+bool WorkloadPlan::grads_all_reduced() const {
+  if (train_.grad_reduce_collective == GradReduceCollective::automatic) return par_.zero_stage == 0;
+  return train_.grad_reduce_collective == GradReduceCollective::all_reduce;
+}
+
 int WorkloadPlan::grad_bytes() const { return workload::grad_bytes(train_.dtype, train_.grad_reduce_dtype); }
 
 void WorkloadPlan::build_units() {

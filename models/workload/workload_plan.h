@@ -66,6 +66,8 @@ class WorkloadPlan {
   std::int64_t p2p_bytes() const { return p2p_bytes_; }  // one activation (or gradient) between stages
   int param_bytes() const;
   int grad_bytes() const;
+  // Whether DP reduces the main gradients by all-reduce (training.grad_reduce_collective).
+  bool grads_all_reduced() const;
 
   // training.cpu_offload_layers: the bytes one offloaded dense / MoE layer's
   // saved tensors take, which each copy to the host and back moves. The

@@ -245,8 +245,10 @@ SOURCE_DEFAULTS = {
         "training.attention unfused: bigscience Megatron-DeepSpeed (tr11, 2022) used the fused scale-mask-softmax on materialised scores, no FlashAttention",
         "overlap_grad_reduce and overlap_param_gather false: DeepSpeed's pipeline engine all-reduces the gradients after "
         "the last micro-batch (TrainSchedule's ReduceGrads) and BF16_Optimizer all-gathers the updated bf16 parameters "
-        "inside the optimizer step (update_lp_params); its all-reduce of fp32 gradients, twice a reduce-scatter's bytes, "
-        "runs here as zero_stage 1's reduce-scatter (not modelled: no setting reduces by all-reduce yet shards the optimizer)",
+        "inside the optimizer step (update_lp_params)",
+        "training.grad_reduce_collective all_reduce: BF16_Optimizer hands the pipeline engine its whole fp32 gradients "
+        "(get_grads_for_reduction -> fp32_groups_gradients_flat) and the engine all-reduces them (_exec_reduce_grads), "
+        "though each rank then updates only its shard",
         "training.main_grad_accumulation cast_add on the rows run with DeepSpeed's BF16_Optimizer (the data set's optimizer column): "
         "update_hp_grads casts each micro-batch's bf16 gradients to fp32 and adds them to the fp32 gradients after the backward "
         "(deepspeed/runtime/bf16_optimizer.py; the pipeline engine calls it in _exec_backward_pass), 18 bytes per parameter",
@@ -794,6 +796,8 @@ def build_experiment(row):
         # ReduceGrads) and gathers the updated bf16 parameters inside the optimizer step (update_lp_params).
         train["overlap_grad_reduce"] = False
         train["overlap_param_gather"] = False
+        # BF16_Optimizer all-reduces the whole fp32 gradients, then updates its own shard.
+        train["grad_reduce_collective"] = "all_reduce"
     if src == "megatron-lm-readme-2020" or src.startswith("bloom-176b"):
         # No FlashAttention before mid-2022: Megatron's CoreAttention materialises the scores.
         train["attention"] = "unfused"

@@ -267,6 +267,29 @@ TEST(TrainingPhysics, DisablingDpOverlapExposesTheWholeReduction) {
   EXPECT_DOUBLE_EQ(on.forward_s, off.forward_s);
 }
 
+// A sharded optimizer whose gradients are all-reduced (DeepSpeed's
+// BF16_Optimizer): with nothing overlapped, the ZeRO 1 step pays the ZeRO 0
+// all-reduce plus the parameter all-gather, and a ring all-reduce moves twice
+// a reduce-scatter's bytes per GPU, so switching the ZeRO 1 reduction from
+// reduce-scatter to all-reduce adds about half of ZeRO 0's all-reduce, and the
+// step grows by exactly the added exposed time.
+TEST(TrainingPhysics, AllReducedGradientsUnderZeroOneCostTheExtraHalfRing) {
+  std::vector<std::string> zero0 = data_parallel(false);
+  std::vector<std::string> scatter = zero0, all = zero0;
+  scatter.push_back("parallelism.zero_stage=1");
+  all.push_back("parallelism.zero_stage=1");
+  all.push_back("training.grad_reduce_collective=all_reduce");
+  const RunResult r0 = run(zero0), rs = run(scatter), ar = run(all);
+  ASSERT_GT(r0.collective_exposed_s, 0.0);
+  // The gradient all-reduce is ZeRO 0's own; what ZeRO 1 adds either way is the gather.
+  const double gather = ar.collective_exposed_s - r0.collective_exposed_s;
+  EXPECT_GT(gather, 0.0);
+  const double reduce_scatter = rs.collective_exposed_s - gather;
+  EXPECT_NEAR(reduce_scatter / r0.collective_exposed_s, 0.5, 0.05);
+  EXPECT_NEAR(ar.step_time_s - rs.step_time_s, ar.collective_exposed_s - rs.collective_exposed_s, 1e-9);
+  EXPECT_DOUBLE_EQ(ar.forward_s, rs.forward_s);
+}
+
 TEST(TrainingPhysics, OverlapSlowdownStretchesOnlyOverlappedCompute) {
   const RunResult on = run(data_parallel(true)), on_slow = run(data_parallel(true, 1.5));
   const RunResult off = run(data_parallel(false)), off_slow = run(data_parallel(false, 1.5));

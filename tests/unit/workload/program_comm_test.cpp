@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/error.h"
 #include "models/workload/stage_params.h"
 #include "tests/unit/workload/program_fixture.h"
 
@@ -257,6 +258,50 @@ std::int64_t gathered_bytes(const std::vector<Op>& ops) {
     if (o.kind == OpKind::dp_param_all_gather) sum += static_cast<std::int64_t>(o.bytes);
   }
   return sum;
+}
+
+std::int64_t bytes_of(const std::vector<Op>& ops, OpKind kind) {
+  std::int64_t sum = 0;
+  for (const Op& o : ops) {
+    if (o.kind == kind) sum += static_cast<std::int64_t>(o.bytes);
+  }
+  return sum;
+}
+
+// DeepSpeed's BF16_Optimizer shards the optimizer (ZeRO 1) yet all-reduces
+// the whole gradient: the same buckets, over the same groups, after the same
+// producers, reduced by all-reduce; the parameter gathers stay as they were.
+TEST(ProgramComm, ShardedOptimizerCanReduceByAllReduce) {
+  for (int zero : {1, 2}) {
+    Config c;
+    c.dp = 4, c.pp = 2, c.zero = zero, c.moe = true, c.ep = 2;
+    const WorkloadPlan scatter = testing::make_plan(c);
+    c.grad_collective = GradReduceCollective::all_reduce;
+    const WorkloadPlan all = testing::make_plan(c);
+    EXPECT_FALSE(scatter.grads_all_reduced());
+    EXPECT_TRUE(all.grads_all_reduced());
+    for (int gpu : {0, 5}) {
+      const std::vector<Op> a = testing::ops_of(scatter, gpu), b = testing::ops_of(all, gpu);
+      ASSERT_EQ(a.size(), b.size()) << zero;
+      EXPECT_GT(bytes_of(a, OpKind::dp_grad_reduce_scatter), 0);
+      EXPECT_EQ(bytes_of(b, OpKind::dp_grad_reduce_scatter), 0);
+      EXPECT_EQ(bytes_of(b, OpKind::dp_grad_all_reduce), bytes_of(a, OpKind::dp_grad_reduce_scatter));
+      EXPECT_EQ(gathered_bytes(b), gathered_bytes(a));
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const bool rs = a[i].kind == OpKind::dp_grad_reduce_scatter;
+        EXPECT_EQ(b[i].kind, rs ? OpKind::dp_grad_all_reduce : a[i].kind) << i;
+        EXPECT_EQ(b[i].bytes, a[i].bytes) << i;
+        EXPECT_EQ(b[i].group, a[i].group) << i;
+        EXPECT_EQ(b[i].deps, a[i].deps) << i;
+      }
+    }
+  }
+  // ZeRO 0 has no shard to scatter into; ZeRO 3 shards the gradients themselves.
+  Config c;
+  c.dp = 2, c.zero = 0, c.grad_collective = GradReduceCollective::reduce_scatter;
+  EXPECT_THROW(testing::make_plan(c), pf::ConfigError);
+  c.zero = 3, c.grad_collective = GradReduceCollective::all_reduce;
+  EXPECT_THROW(testing::make_plan(c), pf::ConfigError);
 }
 
 // ZeRO 1/2 gather the updated parameters once per iteration; ZeRO 3 before

@@ -24,6 +24,7 @@ struct Config {
   int layers = 4;
   std::int64_t global_batch = 16;
   pf::models::GradReduceDtype grad_reduce = pf::models::GradReduceDtype::automatic;
+  pf::models::GradReduceCollective grad_collective = pf::models::GradReduceCollective::automatic;
   bool fp8 = false;  // training.dtype fp8 with `recipe`
   pf::models::Fp8Recipe recipe = pf::models::Fp8Recipe::delayed;
   double moe_imbalance = 1.0;  // training.moe_load_imbalance
@@ -54,6 +55,7 @@ inline WorkloadPlan make_plan(const Config& c) {
   t.overlap_grad_reduce = c.overlap_grad;
   t.overlap_param_gather = c.overlap_param;
   t.grad_reduce_dtype = c.grad_reduce;
+  t.grad_reduce_collective = c.grad_collective;
   t.moe_load_imbalance = c.moe_imbalance;
   if (c.fp8) {
     t.dtype = pf::models::Dtype::fp8;
