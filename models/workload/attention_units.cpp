@@ -27,7 +27,9 @@ std::int64_t kv_block_bytes(const RecipeContext& c) { return c.d.tokens * (c.d.k
 // FusedScaleMaskSoftmax): for each of b x heads_local heads, S = Q K^T (s x s),
 // P = softmax(scale, mask S) [and its dropout], O = P V. The full s x s scores
 // are computed whatever the mask. Bytes of the softmax: read S, write P (16-bit),
-// plus, with dropout, the dropped-out P and its 1-byte mask.
+// plus, with dropout, the dropped-out P and its 1-byte mask; with
+// training.fused_elementwise false, eager PyTorch's separate mask, softmax and
+// dropout kernels instead (eager_kernels.cpp).
 int unfused_attention_fwd(UnitBuilder& b, const RecipeContext& c, DepRef ready, bool recompute) {
   const LocalDims& d = c.d;
   const std::int64_t heads = d.micro_batch * d.heads_local, s = d.seq, hd = d.head_dim;

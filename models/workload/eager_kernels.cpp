@@ -35,6 +35,19 @@ constexpr std::array<KernelPass, 2> kDropoutResidual{{{2.5, 1}, {3, 1}}};
 // (per Q and K; counted once over their combined width). Fused: 2.
 constexpr std::array<KernelPass, 3> kRotary{{{3, 0}, {4, 3}, {3, 0}}};
 
+// Unfused attention's elementwise work on the s x s scores as eager PyTorch
+// runs it (Megatron-LM before FusedScaleMaskSoftmax and its jit fusions,
+// e.g. megatron/model/transformer.py at 5281919, 2020): the causal mask's
+// in-place masked_fill_ (1r+1w), the softmax (1r+1w) and the dropout (1r+1w
+// and a 1-byte mask) as three kernels; backward the dropout's (gradient and
+// mask in, 1w), the softmax's (P and dP in, dS out) and the masked_fill's
+// on the gradient (1r+1w). Fused (FusedScaleMaskSoftmax, then dropout):
+// 3.5 passes each way.
+constexpr std::array<KernelPass, 3> kSoftmaxDropoutFwd{{{2, 1}, {2, 5}, {2.5, 1}}};
+constexpr std::array<KernelPass, 3> kSoftmaxDropoutBwd{{{2.5, 1}, {3, 4}, {2, 0}}};
+constexpr std::array<KernelPass, 2> kSoftmaxFwd{{{2, 1}, {2, 5}}};
+constexpr std::array<KernelPass, 2> kSoftmaxBwd{{{3, 4}, {2, 0}}};
+
 }  // namespace
 
 std::span<const KernelPass> eager_passes(OpKind kind, const EagerTraits& t) {
@@ -47,6 +60,10 @@ std::span<const KernelPass> eager_passes(OpKind kind, const EagerTraits& t) {
     case OpKind::expert_act_bwd: return t.gated_mlp ? std::span<const KernelPass>(kSwigluBwd) : std::span<const KernelPass>();
     case OpKind::residual_fwd:
     case OpKind::residual_bwd: return t.dropout ? std::span<const KernelPass>(kDropoutResidual) : std::span<const KernelPass>();
+    case OpKind::attn_softmax_fwd:
+      return t.dropout ? std::span<const KernelPass>(kSoftmaxDropoutFwd) : std::span<const KernelPass>(kSoftmaxFwd);
+    case OpKind::attn_softmax_bwd:
+      return t.dropout ? std::span<const KernelPass>(kSoftmaxDropoutBwd) : std::span<const KernelPass>(kSoftmaxBwd);
     case OpKind::rope_fwd:
     case OpKind::rope_bwd: return kRotary;
     default: return {};

@@ -17,7 +17,8 @@ struct KernelPass {
 
 // What decides the decomposition: the norm (torch's LayerNorm is one native
 // kernel, a Python RMSNorm is not), the MLP (SwiGLU's silu and product) and
-// dropout (its own kernel before the residual add).
+// dropout (its own kernel before the residual add and, in unfused attention,
+// after the softmax).
 struct EagerTraits {
   bool rmsnorm = false;
   bool gated_mlp = false;

@@ -188,7 +188,10 @@ SOURCE_DEFAULTS = {
         "A100 = A100-SXM4-40GB: memory_gb 40 and memory_bandwidth_gbps 1555 (the README predates the 80 GB part, announced 2020-11-16)",
         "tied embeddings, learned positions (the parameter column equals 12Lh^2+13Lh+Vh+sh)",
         "fewer than 8 GPUs: one server with gpus_per_node = GPUs",
-        "training.attention unfused: 2020 Megatron-LM's CoreAttention (batched QK^T/PV GEMMs, fused scale-mask-softmax on materialised scores); FlashAttention came in 2022",
+        "training.attention unfused: 2020 Megatron-LM's ParallelSelfAttention (batched QK^T/PV matmuls on materialised scores); FlashAttention came in 2022",
+        "training.fused_elementwise false: at 5281919 megatron/model/transformer.py runs the mask (masked_fill_), "
+        "torch.nn.Softmax, both dropouts and the residual adds as separate eager kernels, and mpu/layers.py "
+        "RowParallelLinear adds its bias after the all-reduce; only LayerNorm is a fused (apex) kernel",
     ],
     "nemo-24.07-perf-summary": [
         "dtype fp8 (the table is FP8)",
@@ -791,6 +794,8 @@ def build_experiment(row):
                                "the perf config with its userbuffers settings (Megatron-Bridge 25.11, 97ad8cc)")
     if src == "megatron-lm-readme-2020":
         train["overlap_grad_reduce"] = False
+        # Sept 2020 Megatron-LM: no fused softmax or jit bias-dropout-add yet; eager kernels throughout.
+        train["fused_elementwise"] = False
     if src.startswith("bloom-176b"):
         # DeepSpeed's pipeline engine reduces the gradients after the last micro-batch (TrainSchedule's
         # ReduceGrads) and gathers the updated bf16 parameters inside the optimizer step (update_lp_params).

@@ -76,6 +76,34 @@ TEST(EagerKernels, NativeLayerNormAndGeluStayOneKernel) {
   EXPECT_DOUBLE_EQ(eager.matmul_flops, fused.matmul_flops);
 }
 
+// Unfused attention as 2020 Megatron-LM ran it: the causal mask, the softmax
+// and the dropout are three kernels over the s x s scores forward (6.5 passes
+// against the fused softmax-and-dropout's 3.5) and three backward (7.5
+// against 3.5); the score and context GEMMs do not change.
+TEST(EagerKernels, UnfusedAttentionMasksSoftmaxesAndDropsOutInKernelsOfTheirOwn) {
+  Config c;  // tiny_gpt: dropout
+  const auto unfused = [](const WorkloadPlan& p, bool fused) {
+    TrainingSpec t = p.training();
+    t.fused_elementwise = fused;
+    t.attention = AttentionKernel::unfused;
+    return WorkloadPlan(p.model(), p.parallelism(), t);
+  };
+  const WorkloadPlan base = testing::make_plan(c);
+  const Totals fused = totals(testing::ops_of(unfused(base, true), 0));
+  const Totals eager = totals(testing::ops_of(unfused(base, false), 0));
+  ASSERT_GT(fused.count.at(OpKind::attn_softmax_fwd), 0);
+  EXPECT_EQ(eager.count.at(OpKind::attn_softmax_fwd), 3 * fused.count.at(OpKind::attn_softmax_fwd));
+  EXPECT_EQ(eager.count.at(OpKind::attn_softmax_bwd), 3 * fused.count.at(OpKind::attn_softmax_bwd));
+  EXPECT_NEAR(eager.bytes.at(OpKind::attn_softmax_fwd) / fused.bytes.at(OpKind::attn_softmax_fwd), 6.5 / 3.5, 1e-9);
+  EXPECT_NEAR(eager.bytes.at(OpKind::attn_softmax_bwd) / fused.bytes.at(OpKind::attn_softmax_bwd), 7.5 / 3.5, 1e-9);
+  for (OpKind k : {OpKind::attn_scores_fwd, OpKind::attn_context_fwd, OpKind::attn_scores_dgrad}) {
+    EXPECT_EQ(eager.count.at(k), fused.count.at(k));
+    EXPECT_DOUBLE_EQ(eager.bytes.at(k), fused.bytes.at(k));
+  }
+  EXPECT_DOUBLE_EQ(eager.matmul_flops, fused.matmul_flops);
+  EXPECT_EQ(testing::dry_run(unfused(base, false), testing::all_ops(unfused(base, false))), 0u);
+}
+
 // Each pass waits for the one before it, only the first for the op's inputs,
 // and every plan still runs to completion under the op contract.
 TEST(EagerKernels, PassesChainAndProgramsComplete) {
