@@ -26,6 +26,18 @@ std::map<models::Dtype, double> parse_peaks(const ConfigNode& node) {
   return peaks;
 }
 
+models::HeadDimRates parse_head_dim_rates(const ConfigNode& node) {
+  MapReader r(node);
+  models::HeadDimRates h;
+  h.measured = true;
+  // A kernel runs no faster than at the head dimension it is tuned for (128).
+  h.hd64 = r.get_double_or("hd64", h.hd64, NumberRange::fraction());
+  h.hd192 = r.get_double_or("hd192", h.hd192, NumberRange::fraction());
+  h.hd256 = r.get_double_or("hd256", h.hd256, NumberRange::fraction());
+  r.finish();
+  return h;
+}
+
 models::OpEfficiency parse_efficiency(const ConfigNode& node) {
   MapReader r(node);
   models::OpEfficiency e;
@@ -39,6 +51,10 @@ models::OpEfficiency parse_efficiency(const ConfigNode& node) {
   e.attention_kv_overhead =
       r.get_double_or("attention_kv_overhead", e.attention_kv_overhead, NumberRange::non_negative());
   e.attention_backward = r.get_double_or("attention_backward", e.attention_backward, NumberRange::fraction());
+  if (const ConfigNode* rates = r.find("attention_head_dim")) e.attention_head_dim = parse_head_dim_rates(*rates);
+  if (const ConfigNode* rates = r.find("attention_flash2_head_dim")) {
+    e.attention_flash2_head_dim = parse_head_dim_rates(*rates);
+  }
   e.elementwise = r.get_double_or("elementwise", e.elementwise, NumberRange::fraction());
   e.communication_overhead_us =
       r.get_double_or("communication_overhead_us", e.communication_overhead_us, NumberRange::non_negative());

@@ -88,6 +88,17 @@ double Roofline::attention_efficiency(FlashKernel kernel) const {
   return efficiency_.attention;
 }
 
+double Roofline::head_dim_rate(const AttentionShape& a) const {
+  const HeadDimRates& r =
+      a.kernel == FlashKernel::fused ? efficiency_.attention_head_dim : efficiency_.attention_flash2_head_dim;
+  const std::int64_t hd = a.head_dim;
+  if (!r.measured || hd <= 0) return 1.0;
+  const std::int64_t padded = hd <= 64 ? 64 : hd <= 128 ? 128 : hd <= 192 ? 192 : 256;
+  const double rate = padded == 64 ? r.hd64 : padded == 128 ? 1.0 : padded == 192 ? r.hd192 : r.hd256;
+  // Beyond 256 no kernel pads further: the 256 rate stands.
+  return hd >= 256 ? rate : rate * static_cast<double>(hd) / static_cast<double>(padded);
+}
+
 double Roofline::compute_seconds(const ComputeOp& op) const {
   if (op.flops <= 0) return 0.0;
   const bool attention = op.cls == OpClass::attention || op.cls == OpClass::attention_backward;
@@ -95,6 +106,7 @@ double Roofline::compute_seconds(const ComputeOp& op) const {
   if (attention && efficiency_.attention_kv_overhead > 0) {
     efficiency *= attention_tile_utilisation(op.attn, efficiency_.attention_kv_overhead);
   }
+  if (attention) efficiency *= head_dim_rate(op.attn);
   if (op.cls == OpClass::attention_backward) efficiency *= efficiency_.attention_backward;
   return op.flops / (peak_flops(op.cls, op.dtype) * clock_ * efficiency);
 }

@@ -70,6 +70,8 @@ class Roofline {
   double compute_efficiency(OpClass cls) const;
   // The rate of one flash kernel variant (efficiency.attention*, with fallbacks).
   double attention_efficiency(FlashKernel kernel) const;
+  // The kernel's rate at this head dimension over its rate at 128 (efficiency.attention_head_dim).
+  double head_dim_rate(const AttentionShape& a) const;
   double memory_efficiency() const { return efficiency_.elementwise; }
   // A flash kernel's backward rate over its forward's (efficiency.attention_backward).
   double attention_backward_ratio() const { return efficiency_.attention_backward; }

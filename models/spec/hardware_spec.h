@@ -22,6 +22,17 @@ enum class Dtype { bf16, fp16, fp8, tf32, fp32 };
 // s x s scores materialised between them.
 enum class AttentionKernel { flash, flash2, flash_triton, unfused };
 
+// A flash kernel's rate by head dimension, relative to its rate at 128 (the
+// head dimension efficiency.attention is quoted at). Kernels are built for
+// head dimensions 64, 128, 192 and 256; another one runs as the next built
+// size up, so its rate is that size's times head_dim / padded (96 runs as
+// 128 at 0.75). Unmeasured (the default): no dependence at all
+// (models/compute/README.md, "Attention by head dimension").
+struct HeadDimRates {
+  bool measured = false;
+  double hd64 = 1.0, hd192 = 1.0, hd256 = 1.0;
+};
+
 struct OpEfficiency {
   double gemm = 0.80;
   double gemm_fp8 = 0;                      // large fp8 GEMMs, fraction of the fp8 peak; 0 = as `gemm`
@@ -33,6 +44,10 @@ struct OpEfficiency {
   // work, and causal masks cost whole tiles (models/compute/attention_tiles.h).
   // 0 = no shape dependence.
   double attention_kv_overhead = 0;
+  // Per head dimension: the fused kernel's (cuDNN, FlashAttention-3) and
+  // FlashAttention-2's (Triton FlashAttention uses FlashAttention-2's).
+  HeadDimRates attention_head_dim;
+  HeadDimRates attention_flash2_head_dim;
   // A flash kernel's backward runs at this fraction of its forward's rate
   // (per FLOP; the backward does 2.5x the forward's FLOPs). Measured on an
   // H200: cuDNN fused attention 0.814, FlashAttention-2 0.816
