@@ -133,6 +133,7 @@ std::int64_t WorkloadPlan::mtp_embedding_copy() const {
 }
 
 int WorkloadPlan::param_bytes() const { return workload::param_bytes(train_.dtype); }
+
 bool WorkloadPlan::grads_all_reduced() const {
   if (train_.grad_reduce_collective == GradReduceCollective::automatic) return par_.zero_stage == 0;
   return train_.grad_reduce_collective == GradReduceCollective::all_reduce;
