@@ -25,11 +25,14 @@ int tp_sum(UnitBuilder& b, const RecipeContext& c, int from) {
 // in place to keep the softmax for backward (read 4, write 4): 38 bytes per
 // logit, 19 tensors. Backward scales the saved softmax by the loss gradient in
 // place (read 4, write 4) and casts it to 16 bits for the LM head's GEMMs
-// (read 4, write 2): 14 bytes, 7 tensors. The fused kernel
-// (--cross-entropy-loss-fusion) reads the 16-bit logits once forward and
-// writes the 16-bit gradient once backward (reading the logits again).
-double loss_fwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 1.0 : 19.0; }
-double loss_bwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 2.0 : 7.0; }
+// (read 4, write 2): 14 bytes, 7 tensors. --cross-entropy-loss-fusion
+// (megatron/core/fusions/fused_cross_entropy.py) runs the same steps as
+// three jit-fused regions forward, each keeping its fp32 result: cast and max
+// (read 2, write 4), subtract, exp and sum (read 4, write 4), divide (read 4,
+// write 4): 22 bytes, 11 tensors; backward the scale and the cast in one
+// (read 4, write 2): 6 bytes, 3 tensors.
+double loss_fwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 11.0 : 19.0; }
+double loss_bwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 3.0 : 7.0; }
 
 }  // namespace
 

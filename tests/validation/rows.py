@@ -492,11 +492,10 @@ BRIDGE_TP_COMM_OVERLAP = {"LLAMA3_70B", "LLAMA3.1_405B"}
 
 # NeMo Framework Launcher 24.07 training configs (launcher_scripts/conf/training/*/*.yaml at tag 24.07):
 # model.ub_tp_comm_overlap true for these models (gpt3/20b, llama2_70b, llama3_70b, nemotron_8b, nemotron_22b;
-# false for gpt3/5b and 175b, llama2_7b and 13b, llama3_8b, nemotron_340b). Their
-# model.cross_entropy_loss_fusion (true for llama3_8b, llama3_70b, nemotron_8b, nemotron_22b) is Megatron-Core's
-# jit-fused vocab-parallel cross entropy, several passes over the logits, which training.fused_cross_entropy's
-# one-kernel pricing does not describe: left at the unfused passes.
+# false for gpt3/5b and 175b, llama2_7b and 13b, llama3_8b, nemotron_340b), and model.cross_entropy_loss_fusion
+# true for these (llama3_8b, llama3_70b, nemotron_8b, nemotron_22b; not set, so off, elsewhere).
 NEMO_TP_COMM_OVERLAP = {"GPT3-20B", "LLAMA2-70B", "LLAMA3-70B", "Nemotron-8B", "Nemotron-22B"}
+NEMO_CROSS_ENTROPY_FUSION = {"LLAMA3-8B", "LLAMA3-70B", "Nemotron-8B", "Nemotron-22B"}
 
 
 def bridge_flex_backend(row):
@@ -800,6 +799,10 @@ def build_experiment(row):
         train["tp_comm_overlap"] = True
         row.assumptions.append("training.tp_comm_overlap: the NeMo Framework Launcher 24.07 config's "
                                "model.ub_tp_comm_overlap true")
+    if src == "nemo-24.07-perf-summary" and row.model in NEMO_CROSS_ENTROPY_FUSION:
+        train["fused_cross_entropy"] = True
+        row.assumptions.append("training.fused_cross_entropy: the NeMo Framework Launcher 24.07 config's "
+                               "model.cross_entropy_loss_fusion true")
     if src == "megatron-bridge-25.11-perf-summary" and sp and row.model in BRIDGE_TP_COMM_OVERLAP:
         train["tp_comm_overlap"] = True
         row.assumptions.append("training.tp_comm_overlap: the recipe's CommOverlapConfig(tp_comm_overlap=True), kept by "
