@@ -149,29 +149,38 @@ class LpContext {
   void reject_lowered_promise(SimTime at, LpId lp);
   template <class Payload>
   void route(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
-  void push_local(const Event& event);
-  // make_event and push_local in one, the event written straight into the
-  // queue's slot (EventQueue::push_built).
+  // The next event the current LP sends (its sequence number taken), pushed
+  // to this rank's queue written straight into its slot
+  // (EventQueue::push_built), or built for another rank.
   template <class Payload>
   void push_built(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
-  // The next event the current LP sends (its sequence number taken).
   template <class Payload>
   Event make_event(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags);
+  // Both write an event's fields here.
+  template <class Payload>
+  static void write_event(Event& e, SimTime at, LpId dst, LpId src, std::uint64_t seq, const Payload& payload,
+                          std::uint8_t flags);
   void send_remote(const Event& event, int dst_rank);
 };
 
 // ---------------------------------------------------------------------------
 
 template <class Payload>
+[[gnu::always_inline]] inline void LpContext::write_event(Event& e, SimTime at, LpId dst, LpId src, std::uint64_t seq, const Payload& payload,
+                                   std::uint8_t flags) {
+  e.time = at;
+  e.dst = dst;
+  e.src = src;
+  e.seq = seq;
+  e.kind = kind_of<Payload>;
+  e.flags = flags;
+  e.set(payload);
+}
+
+template <class Payload>
 inline Event LpContext::make_event(SimTime at, LpId dst, const Payload& payload, std::uint8_t flags) {
   Event event;
-  event.time = at;
-  event.dst = dst;
-  event.src = current_lp_;
-  event.seq = send_seq_[current_lp_]++;
-  event.kind = kind_of<Payload>;
-  event.flags = flags;
-  event.set(payload);
+  write_event(event, at, dst, current_lp_, send_seq_[current_lp_]++, payload, flags);
   return event;
 }
 
@@ -212,20 +221,8 @@ template <class Payload>
                                                          std::uint8_t flags) {
   const LpId src = current_lp_;
   const std::uint64_t seq = send_seq_[src]++;
-  const Event& event = queue_.push_built(dst, flags, at, (std::uint64_t{src} << kSeqBits) | seq, [&](Event& e) {
-    e.time = at;
-    e.dst = dst;
-    e.src = src;
-    e.seq = seq;
-    e.kind = kind_of<Payload>;
-    e.flags = flags;
-    e.set(payload);
-  });
-  if (observer_) [[unlikely]] observer_->pushed(event);
-}
-
-[[gnu::always_inline]] inline void LpContext::push_local(const Event& event) {
-  queue_.push(event);
+  const Event& event = queue_.push_built(dst, flags, at, (std::uint64_t{src} << kSeqBits) | seq,
+                                         [&](Event& e) { write_event(e, at, dst, src, seq, payload, flags); });
   if (observer_) [[unlikely]] observer_->pushed(event);
 }
 

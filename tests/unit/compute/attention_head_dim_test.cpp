@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "io/config/hardware_parser.h"
 #include "io/config/yaml_reader.h"
@@ -65,7 +66,13 @@ TEST(AttentionHeadDim, OtherHeadDimsRunAsTheNextBuiltSizeUp) {
 
 // Measured rate at a head dim over the rate at 128, same backend, mask and
 // length, forward + backward (configs/calibration/h200/measured).
-std::map<std::tuple<std::string, int, int>, double> measured_rates() {
+struct MeasuredRatio {
+  std::string backend;
+  int head_dim = 0;
+  double ratio = 0;
+};
+
+std::vector<MeasuredRatio> measured_ratios() {
   std::ifstream in(std::string(PF_CALIBRATION_DIR) + "/h200/measured/attention_runs_bf16.csv");
   EXPECT_TRUE(in.good());
   std::map<std::tuple<std::string, int, int, int>, std::pair<double, int>> sum;  // backend, causal, seq, hd
@@ -76,7 +83,7 @@ std::map<std::tuple<std::string, int, int>, double> measured_rates() {
     std::string run, backend, f;
     std::getline(ss, run, ',');
     std::getline(ss, backend, ',');
-    double v[8];
+    double v[8];  // causal, bs, seq, nh, nkv, hd, fwd_ms, fwd_bwd_ms
     for (double& x : v) {
       std::getline(ss, f, ',');
       x = std::stod(f);
@@ -84,18 +91,16 @@ std::map<std::tuple<std::string, int, int>, double> measured_rates() {
     const int causal = static_cast<int>(v[0]), seq = static_cast<int>(v[2]), hd = static_cast<int>(v[5]);
     const double ms = v[7];
     if (ms <= 0) continue;  // cuDNN refused the shape
-    const double rate = v[1] * v[3] * v[2] * v[2] * hd / ms;
     auto& s = sum[{backend, causal, seq, hd}];
-    s.first += rate;
+    s.first += v[1] * v[3] * v[2] * v[2] * hd / ms;
     s.second += 1;
   }
-  std::map<std::tuple<std::string, int, int>, double> out;  // backend, hd, key -> ratio (last wins: one per key)
-  int key = 0;
+  std::vector<MeasuredRatio> out;
   for (const auto& [k, s] : sum) {
     const auto& [backend, causal, seq, hd] = k;
     const auto ref = sum.find({backend, causal, seq, 128});
     if (hd == 128 || ref == sum.end()) continue;
-    out[{backend, hd, key++}] = (s.first / s.second) / (ref->second.first / ref->second.second);
+    out.push_back({backend, hd, (s.first / s.second) / (ref->second.first / ref->second.second)});
   }
   return out;
 }
@@ -105,8 +110,7 @@ TEST(AttentionHeadDim, ShippedHopperRatesPredictTheHeldOutHeadDims) {
       config::read_yaml_file(std::string(PF_SOURCE_DIR) + "/configs/hardware/h100-sxm-80gb.yaml"));
   const Roofline r(hw.gpu);
   int checked = 0;
-  for (const auto& [k, ratio] : measured_rates()) {
-    const auto& [backend, hd, key] = k;
+  for (const auto& [backend, hd, ratio] : measured_ratios()) {
     if (hd != 56 && hd != 112 && hd != 144) continue;  // 64, 192 and 224 are what the rates were read from
     const FlashKernel kernel = backend == "cudnn" ? FlashKernel::fused : FlashKernel::flash2;
     const double predicted = 1 / slowdown(r, hd, kernel);
