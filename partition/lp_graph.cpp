@@ -25,6 +25,16 @@ void check(const LpGraph& g) {
   for (const std::int32_t e : g.out_edges) {
     if (e < 0 || e >= g.edge_count()) fail("out-edge index " + std::to_string(e) + " out of range");
   }
+  if (!g.group_order.empty()) {
+    std::vector<bool> seen(static_cast<std::size_t>(g.groups), false);
+    if (g.group_order.size() != seen.size())
+      fail("group order lists " + std::to_string(g.group_order.size()) + " groups, expected " + std::to_string(g.groups));
+    for (const std::int32_t group : g.group_order) {
+      if (group < 0 || group >= g.groups || seen[static_cast<std::size_t>(group)])
+        fail("group order: group " + std::to_string(group) + " out of range or listed twice");
+      seen[static_cast<std::size_t>(group)] = true;
+    }
+  }
 }
 
 }  // namespace pf::partition

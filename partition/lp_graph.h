@@ -12,6 +12,8 @@
 //     block and round_robin place each free LP, in LP order, on the rank that
 //     owns most of the LPs its toward_groups edges reach, so free LPs must be
 //     numbered so that those come first (leaves before spines before cores).
+//   - `group_order`, optional, lists the groups in the order the `replicas`
+//     strategy cuts into contiguous runs (a permutation of 0..groups-1).
 //   - `placement_index` breaks ties among equally common ranks (rotating by
 //     it) and places a free LP that has no such edge (index mod ranks).
 #pragma once
@@ -41,6 +43,7 @@ struct LpGraph {
   std::vector<LpEdge> edges;                  // directed, in any fixed order
   std::vector<std::int32_t> out_offset;       // per LP + 1: LP v's out-edges are
   std::vector<std::int32_t> out_edges;        // out_edges[out_offset[v] .. out_offset[v+1]) (edge indices)
+  std::vector<std::int32_t> group_order;      // empty, or every group once: the replicas strategy's order
 
   int lp_count() const { return static_cast<int>(group.size()); }
   int edge_count() const { return static_cast<int>(edges.size()); }

@@ -13,6 +13,7 @@ const char* to_string(Strategy strategy) {
     case Strategy::metis: return "metis";
     case Strategy::block: return "block";
     case Strategy::round_robin: return "round_robin";
+    case Strategy::replicas: return "replicas";
   }
   return "?";
 }
@@ -33,6 +34,7 @@ RankMapping partition(const LpGraph& g, int ranks, Strategy strategy) {
   switch (strategy) {
     case Strategy::block: super_rank = block_ranks(g, sg, ranks); break;
     case Strategy::round_robin: super_rank = round_robin_ranks(g, sg, ranks); break;
+    case Strategy::replicas: super_rank = ordered_block_ranks(g, sg, ranks); break;
     case Strategy::metis: super_rank = metis_ranks(sg, ranks); break;
   }
 

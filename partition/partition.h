@@ -5,11 +5,17 @@
 // shortest edge between groups. Then:
 //   block        groups in contiguous runs, an equal count per rank;
 //   round_robin  group n on rank n mod ranks;
+//   replicas     groups in contiguous runs of equal count along the caller's
+//                group order (LpGraph::group_order): ordered so that groups
+//                doing the same work at the same moments (a server of every
+//                data-parallel replica at one pipeline stage) spread over the
+//                ranks, each window's work splits evenly; group number order
+//                (block) without one;
 //   metis        METIS over groups and free LPs together, vertex weight =
 //                expected events, edge weight = expected traffic (k-way, with
 //                recursive bisection as a fallback when it balances better;
 //                see metis_partition.cpp).
-// Under block and round_robin a free LP (a switch) goes to the rank that owns
+// Under block, round_robin and replicas a free LP (a switch) goes to the rank that owns
 // most of the LPs its toward_groups edges reach (leaves first, then spines,
 // then cores, in LP order); ties rotate by placement_index so the spines of a
 // split pod spread over the tied ranks.

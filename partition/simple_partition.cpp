@@ -1,4 +1,5 @@
-// block and round_robin: place groups by number, then free LPs by majority.
+// block, round_robin and replicas: place groups by number (or by the
+// caller's order), then free LPs by majority.
 #include <algorithm>
 #include <cstdint>
 
@@ -51,6 +52,17 @@ std::vector<int> block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) 
   for (int n = 0; n < sg.servers; ++n) {
     super_rank[static_cast<std::size_t>(n)] =
         static_cast<int>(static_cast<std::int64_t>(n) * ranks / sg.servers);  // equal counts, +-1
+  }
+  place_free_lps(g, sg, ranks, super_rank);
+  return super_rank;
+}
+
+std::vector<int> ordered_block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) {
+  if (g.group_order.empty()) return block_ranks(g, sg, ranks);
+  std::vector<int> super_rank(static_cast<std::size_t>(sg.supers), 0);
+  for (int at = 0; at < sg.servers; ++at) {
+    super_rank[static_cast<std::size_t>(g.group_order[static_cast<std::size_t>(at)])] =
+        static_cast<int>(static_cast<std::int64_t>(at) * ranks / sg.servers);  // equal counts, +-1
   }
   place_free_lps(g, sg, ranks, super_rank);
   return super_rank;

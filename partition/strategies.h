@@ -16,6 +16,10 @@ std::vector<int> block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks);
 // Group n on rank n mod ranks; free LPs by place_free_lps().
 std::vector<int> round_robin_ranks(const LpGraph& g, const SuperGraph& sg, int ranks);
 
+// Groups in contiguous runs of equal count along g.group_order (group number
+// order when it is empty); free LPs by place_free_lps().
+std::vector<int> ordered_block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks);
+
 // Each free LP, in LP order, on the rank owning most of the LPs its
 // toward_groups edges reach; ties rotate by placement_index. Groups must
 // already be placed in super_rank.

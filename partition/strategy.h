@@ -3,7 +3,7 @@
 
 namespace pf::partition {
 
-enum class Strategy { metis, block, round_robin };
+enum class Strategy { metis, block, round_robin, replicas };
 
 const char* to_string(Strategy strategy);
 

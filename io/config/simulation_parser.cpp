@@ -12,7 +12,8 @@ const EnumNames<models::SyncMode> kSyncs{{"window", models::SyncMode::window},
                                           {"null_message", models::SyncMode::null_message}};
 const EnumNames<models::PartitionStrategy> kPartitions{{"metis", models::PartitionStrategy::metis},
                                                         {"block", models::PartitionStrategy::block},
-                                                        {"round_robin", models::PartitionStrategy::round_robin}};
+                                                        {"round_robin", models::PartitionStrategy::round_robin},
+                                                        {"replicas", models::PartitionStrategy::replicas}};
 
 const EnumNames<models::IntraServer> kIntraServer{{"analytical", models::IntraServer::analytical},
                                                   {"packet", models::IntraServer::packet}};

@@ -2,8 +2,10 @@
 
 #include <sys/resource.h>
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "core/engine.h"
 #include "models/network/lp_partition.h"
@@ -40,13 +42,26 @@ core::EngineConfig engine_config(const models::network::ClusterGraph& graph, con
   return config;
 }
 
+// The servers' placement on `ranks` MPI ranks by the experiment's strategy.
+// Replica folding leaves only the representatives' servers to simulate, so
+// `replicas` (whose runs would hold them all on the first rank) gives way to
+// METIS there.
+partition::RankMapping place_servers(const models::training::TrainingSetup& setup, int ranks,
+                                     partition::Strategy strategy) {
+  const bool folded = setup.folding().active;
+  const std::vector<double> weights = folded ? setup.partition_weights() : std::vector<double>{};
+  if (strategy == partition::Strategy::replicas && folded) strategy = partition::Strategy::metis;
+  const std::vector<std::int32_t> order =
+      strategy == partition::Strategy::replicas ? setup.replica_order() : std::vector<std::int32_t>{};
+  return models::network::partition_cluster(setup.graph(), ranks, strategy, {}, weights, order);
+}
+
 // The windows of a K-rank run of this experiment, to replay on one rank:
 // K ranks' partition (same method) and lookaheads, as run_training would
 // build them on K ranks.
 void add_projections(const models::training::TrainingSetup& setup, const models::SimulationSpec& sim,
                      const std::vector<int>& ranks, core::WindowProjections& out, ParallelismProfile& profile) {
   const int servers = setup.graph().shape().nodes;
-  const std::vector<double> weights = setup.folding().active ? setup.partition_weights() : std::vector<double>{};
   for (int k : ranks) {
     if (k > servers) {
       profile.skipped.push_back({k, "more ranks than servers (" + std::to_string(servers) +
@@ -54,7 +69,7 @@ void add_projections(const models::training::TrainingSetup& setup, const models:
       continue;
     }
     try {
-      const partition::RankMapping m = models::network::partition_cluster(setup.graph(), k, sim.partition, {}, weights);
+      const partition::RankMapping m = place_servers(setup, k, sim.partition);
       const core::EngineConfig c = models::network::engine_config(setup.graph(), m, sim.network, sim.sync);
       out.add(core::VirtualRanks{k, m.vertex_rank, c.lookahead, c.lp_lookahead});
     } catch (const Error& e) {
@@ -131,10 +146,7 @@ RunResult run_training(const models::ExperimentSpec& e, const core::Communicator
 RunResult run_training(const models::ExperimentSpec& e, const models::training::TrainingWorkload& work,
                        const core::Communicator& comm, const RunOptions& options) {
   models::training::TrainingSetup setup(e, work);
-  const std::vector<double> weights =
-      setup.folding().active ? setup.partition_weights() : std::vector<double>{};
-  const partition::RankMapping mapping =
-      models::network::partition_cluster(setup.graph(), comm.size(), e.simulation.partition, {}, weights);
+  const partition::RankMapping mapping = place_servers(setup, comm.size(), e.simulation.partition);
   const models::training::TrainingModel* progress_of = nullptr;
   core::EngineConfig config = engine_config(setup.graph(), mapping, e.simulation, options, progress_of);
   ParallelismProfile* profile = options.profile;

@@ -15,7 +15,7 @@ std::vector<double> default_vertex_events(const ClusterGraph& g) {
 }
 
 partition::LpGraph lp_graph(const ClusterGraph& g, std::span<const GpuTraffic> traffic,
-                            std::span<const double> vertex_events) {
+                            std::span<const double> vertex_events, std::span<const std::int32_t> server_order) {
   if (!vertex_events.empty() && vertex_events.size() != static_cast<std::size_t>(g.vertex_count())) {
     throw SimulationError("partition: expected " + std::to_string(g.vertex_count()) + " vertex weights, found " +
                           std::to_string(vertex_events.size()));
@@ -46,12 +46,14 @@ partition::LpGraph lp_graph(const ClusterGraph& g, std::span<const GpuTraffic> t
     for (const LinkId l : g.out_links(v)) lp.out_edges.push_back(l);
     lp.out_offset.push_back(static_cast<std::int32_t>(lp.out_edges.size()));
   }
+  lp.group_order.assign(server_order.begin(), server_order.end());
   return lp;
 }
 
 partition::RankMapping partition_cluster(const ClusterGraph& g, int ranks, partition::Strategy strategy,
-                                         std::span<const GpuTraffic> traffic, std::span<const double> vertex_events) {
-  return partition::partition(lp_graph(g, traffic, vertex_events), ranks, strategy);
+                                         std::span<const GpuTraffic> traffic, std::span<const double> vertex_events,
+                                         std::span<const std::int32_t> server_order) {
+  return partition::partition(lp_graph(g, traffic, vertex_events, server_order), ranks, strategy);
 }
 
 }  // namespace pf::models::network

@@ -3,6 +3,7 @@
 // the cluster's mapping of LPs to MPI ranks.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -24,13 +25,18 @@ std::vector<double> default_vertex_events(const ClusterGraph& g);
 // within their tier; downlinks are the toward_groups edges.
 // traffic: GPU-to-GPU bytes, spread over links by routing (empty: every link
 // weighs 1). vertex_events: per vertex (empty: default_vertex_events()).
-// Throws pf::SimulationError for mis-sized weights.
+// server_order: the servers in the order the replicas strategy blocks them
+// (empty: by number; LpGraph::group_order).
+// Throws pf::SimulationError for mis-sized weights, or (when partitioned) a
+// server order that lists the servers other than once each.
 partition::LpGraph lp_graph(const ClusterGraph& g, std::span<const GpuTraffic> traffic = {},
-                            std::span<const double> vertex_events = {});
+                            std::span<const double> vertex_events = {},
+                            std::span<const std::int32_t> server_order = {});
 
-// partition::partition(lp_graph(g, traffic, vertex_events), ranks, strategy).
+// partition::partition(lp_graph(g, traffic, vertex_events, server_order), ranks, strategy).
 partition::RankMapping partition_cluster(const ClusterGraph& g, int ranks, partition::Strategy strategy,
                                          std::span<const GpuTraffic> traffic = {},
-                                         std::span<const double> vertex_events = {});
+                                         std::span<const double> vertex_events = {},
+                                         std::span<const std::int32_t> server_order = {});
 
 }  // namespace pf::models::network

@@ -39,7 +39,7 @@ struct SimulationSpec {
   NetworkMode network = NetworkMode::packet;
   std::int64_t chunk_bytes = 1 << 20;
   SyncMode sync = SyncMode::window;
-  PartitionStrategy partition = PartitionStrategy::metis;
+  PartitionStrategy partition = PartitionStrategy::replicas;
   std::uint64_t seed = 1;
   IntraServer intra_server = IntraServer::analytical;
   InterServer inter_server = InterServer::analytical;

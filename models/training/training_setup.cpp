@@ -1,7 +1,9 @@
 #include "models/training/training_setup.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 #include "models/collective/nccl_cost.h"
@@ -124,6 +126,22 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.promises = e.simulation.lookahead == Lookahead::dynamic;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
+}
+
+std::vector<std::int32_t> TrainingSetup::replica_order() const {
+  const int servers = graph_.shape().nodes;
+  const int per_node = graph_.shape().gpus_per_node;
+  // rank = stage_index + stage_size * pp (rank_layout.h): servers doing the
+  // same work at the same moments share stage_index ranges across stages.
+  const int stage_size = layout_.world_size() / std::max(1, workload_.parallelism.pp);
+  std::vector<std::int32_t> order(static_cast<std::size_t>(servers));
+  for (int n = 0; n < servers; ++n) order[static_cast<std::size_t>(n)] = n;
+  const auto key = [&](std::int32_t n) {
+    const int first = n * per_node;
+    return std::pair{first % stage_size, first / stage_size};
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+  return order;
 }
 
 TrainingModel TrainingSetup::model(const std::vector<int>& local_gpus, std::vector<bool> record) {

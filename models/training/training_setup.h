@@ -49,6 +49,11 @@ class TrainingSetup {
   const ReplicaFolding& folding() const { return folding_; }
   // Expected events per cluster vertex for the partitioner: folded GPUs weigh nothing.
   std::vector<double> partition_weights() const;
+  // The servers in the order simulation.partition: replicas blocks them:
+  // by their first GPU's place within its pipeline stage, then by stage, so
+  // that each contiguous run holds the same share of every stage's servers
+  // (whole data-parallel replicas, when there are at least as many as ranks).
+  std::vector<std::int32_t> replica_order() const;
 
   // The LP model of the simulated GPUs among `local_gpus` (ascending);
   // record[gpu]: keep its ops as timeline rows (shorter than the GPU count:

@@ -28,6 +28,20 @@ for sync in window null_message; do
   done
 done
 
+# simulation.partition: replicas (each rank the same share of every pipeline
+# stage's servers) gives the same report and events as one rank: 4 servers,
+# TP 1, PP 2, DP 16, so that the runs differ from block's.
+wide=(--set topology.nodes=4 --set parallelism.tp=1 --set parallelism.pp=2 --set parallelism.dp=16
+      --set training.global_batch_size=32 --quiet)
+mpi 1 "$preflight" run "$exp" "${wide[@]}" --out "$work/wide-1" > "$work/wide-1.txt" 2>&1 \
+  || { fail "wide run on 1 rank exited $?"; cat "$work/wide-1.txt"; }
+for n in 2 4; do
+  out=$work/replicas-$n
+  mpi "$n" "$preflight" run "$exp" "${wide[@]}" --set simulation.partition=replicas --out "$out" > "$out.txt" 2>&1 \
+    || { fail "replicas run on $n ranks exited $?"; cat "$out.txt"; continue; }
+  $check same "$work/wide-1" "$out" other-config || fail "replicas on $n ranks differs from 1 rank"
+done
+
 $check timeline "$work/window-2" || fail "timeline schema"
 $check critical "$work/window-2" || fail "critical path"
 

@@ -3,6 +3,7 @@
 // forms, compute scaling with peak FLOPs, and what DP gradient overlap hides.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "io/config/experiment_loader.h"
 #include "models/training/kernel_progress.h"
 #include "models/training/training_setup.h"
+#include "models/training/training_workload.h"
 #include "io/run/training_run.h"
 #include "models/workload/gpu_program.h"
 
@@ -373,6 +375,30 @@ std::int64_t host_issues(const ExperimentSpec& e, int gpu, std::int64_t* ops = n
   }
   if (ops) *ops = count;
   return launches;
+}
+
+// simulation.partition: replicas blocks the servers in the order
+// TrainingSetup::replica_order gives: by the first GPU's place in its
+// pipeline stage, then by stage, so that each run of servers holds the same
+// share of every stage (the servers that work at the same moments).
+std::vector<std::int32_t> replica_order(std::vector<std::string> overrides) {
+  const ExperimentSpec e = config::load_experiment(kExperiment, overrides);
+  return TrainingSetup(e, built_in_workload(e)).replica_order();
+}
+
+TEST(TrainingSetupOrder, ReplicasOrderSpreadsEveryStageOverTheRuns) {
+  // Four 8-GPU servers, two stages of 16 GPUs: servers 0, 1 hold stage 0.
+  const std::vector<std::int32_t> two_per_stage{0, 2, 1, 3};
+  EXPECT_EQ(replica_order({"topology.nodes=4", "parallelism.tp=1", "parallelism.pp=2", "parallelism.dp=16",
+                           "training.global_batch_size=32"}),
+            two_per_stage);
+  EXPECT_EQ(replica_order({"topology.nodes=4", "parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=2",
+                           "training.global_batch_size=4"}),
+            two_per_stage);
+  // One server per stage: nothing runs beside anything else; stage order.
+  const std::vector<std::int32_t> one_per_stage{0, 1, 2, 3};
+  EXPECT_EQ(replica_order({"topology.nodes=4", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1"}),
+            one_per_stage);
 }
 
 // One GPU, a tiny model, a host far slower than the GPU: every op waits for its

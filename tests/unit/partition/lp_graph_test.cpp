@@ -56,7 +56,7 @@ LpGraph hubs_and_groups(int groups, int per_group) {
 
 TEST(LpGraphPartition, GroupsStayWholeAndOnlyLongEdgesAreCut) {
   const LpGraph g = hubs_and_groups(8, 5);
-  for (const Strategy s : {Strategy::block, Strategy::round_robin, Strategy::metis}) {
+  for (const Strategy s : {Strategy::block, Strategy::round_robin, Strategy::metis, Strategy::replicas}) {
     for (const int ranks : {1, 2, 3, 4}) {
       const RankMapping m = partition(g, ranks, s);
       for (std::size_t v = 0; v < g.group.size(); ++v) {
@@ -86,6 +86,22 @@ TEST(LpGraphPartition, BlockPlacesAFreeLpWithTheGroupsItServes) {
   EXPECT_EQ(rr.report.cut_links, 4 * 2);  // one of each hub's two edge pairs crosses
 }
 
+TEST(LpGraphPartition, ReplicasBlocksGroupsAlongTheCallersOrder) {
+  LpGraph g = hubs_and_groups(8, 5);
+  // Without an order: block.
+  EXPECT_EQ(partition(g, 4, Strategy::replicas).vertex_rank, partition(g, 4, Strategy::block).vertex_rank);
+  // Evens first, then odds: two contiguous runs of four along that order.
+  g.group_order = {0, 2, 4, 6, 1, 3, 5, 7};
+  const RankMapping m = partition(g, 2, Strategy::replicas);
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(m.vertex_rank[static_cast<std::size_t>(k * 5)], k % 2) << "group " << k;
+  // Each hub serves an even and an odd group: tied, the hubs alternate.
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(m.vertex_rank[static_cast<std::size_t>(40 + h)], h % 2) << "hub " << h;
+  // Three ranks: runs of 3, 3 and 2 groups along the order.
+  const RankMapping three = partition(g, 3, Strategy::replicas);
+  const int expected[] = {0, 1, 0, 1, 0, 2, 1, 2};  // group k at position 0,4,1,5,2,6,3,7: position x 3 / 8
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(three.vertex_rank[static_cast<std::size_t>(k * 5)], expected[k]) << k;
+}
+
 TEST(LpGraphPartition, MalformedGraphsAreRefused) {
   LpGraph g = hubs_and_groups(4, 2);
   g.group[0] = 7;
@@ -97,6 +113,11 @@ TEST(LpGraphPartition, MalformedGraphsAreRefused) {
   g.events.pop_back();
   EXPECT_THROW(partition(g, 2, Strategy::block), SimulationError);
   EXPECT_THROW(partition(hubs_and_groups(4, 2), 0, Strategy::block), SimulationError);
+  g = hubs_and_groups(4, 2);
+  g.group_order = {0, 1, 1, 3};  // group 1 twice, 2 missing
+  EXPECT_THROW(partition(g, 2, Strategy::replicas), SimulationError);
+  g.group_order = {0, 1, 2};  // one short
+  EXPECT_THROW(partition(g, 2, Strategy::replicas), SimulationError);
 }
 
 }  // namespace
