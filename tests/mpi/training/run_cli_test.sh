@@ -41,6 +41,16 @@ for n in 2 4; do
     || { fail "replicas run on $n ranks exited $?"; cat "$out.txt"; continue; }
   $check same "$work/wide-1" "$out" other-config || fail "replicas on $n ranks differs from 1 rank"
 done
+# The same with context parallelism: TP 2 x CP 2 x PP 2 x DP 4 on 4 servers.
+cp_plan=(--set topology.nodes=4 --set parallelism.tp=2 --set parallelism.pp=2 --set parallelism.cp=2
+         --set parallelism.dp=4 --set parallelism.sequence_parallel=true --set training.global_batch_size=16
+         --set simulation.partition=replicas --quiet)
+for n in 1 2 4; do
+  out=$work/replicas-cp-$n
+  mpi "$n" "$preflight" run "$exp" "${cp_plan[@]}" --out "$out" > "$out.txt" 2>&1 \
+    || { fail "context-parallel replicas run on $n ranks exited $?"; cat "$out.txt"; continue; }
+  [ "$n" = 1 ] || $check same "$work/replicas-cp-1" "$out" || fail "context-parallel replicas on $n ranks differs"
+done
 
 $check timeline "$work/window-2" || fail "timeline schema"
 $check critical "$work/window-2" || fail "critical path"
