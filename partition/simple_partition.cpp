@@ -47,25 +47,28 @@ void place_free_lps(const LpGraph& g, const SuperGraph& sg, int ranks, std::vect
   }
 }
 
-std::vector<int> block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) {
+namespace {
+
+// Groups in contiguous runs of equal count (+-1) along `order` (group
+// number order when null), then free LPs by majority.
+std::vector<int> runs_along(const LpGraph& g, const SuperGraph& sg, int ranks, const std::vector<std::int32_t>* order) {
   std::vector<int> super_rank(static_cast<std::size_t>(sg.supers), 0);
-  for (int n = 0; n < sg.servers; ++n) {
-    super_rank[static_cast<std::size_t>(n)] =
-        static_cast<int>(static_cast<std::int64_t>(n) * ranks / sg.servers);  // equal counts, +-1
+  for (int at = 0; at < sg.servers; ++at) {
+    const std::int32_t group = order != nullptr ? (*order)[static_cast<std::size_t>(at)] : at;
+    super_rank[static_cast<std::size_t>(group)] = static_cast<int>(static_cast<std::int64_t>(at) * ranks / sg.servers);
   }
   place_free_lps(g, sg, ranks, super_rank);
   return super_rank;
 }
 
+}  // namespace
+
+std::vector<int> block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) {
+  return runs_along(g, sg, ranks, nullptr);
+}
+
 std::vector<int> ordered_block_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) {
-  if (g.group_order.empty()) return block_ranks(g, sg, ranks);
-  std::vector<int> super_rank(static_cast<std::size_t>(sg.supers), 0);
-  for (int at = 0; at < sg.servers; ++at) {
-    super_rank[static_cast<std::size_t>(g.group_order[static_cast<std::size_t>(at)])] =
-        static_cast<int>(static_cast<std::int64_t>(at) * ranks / sg.servers);  // equal counts, +-1
-  }
-  place_free_lps(g, sg, ranks, super_rank);
-  return super_rank;
+  return runs_along(g, sg, ranks, g.group_order.empty() ? nullptr : &g.group_order);
 }
 
 std::vector<int> round_robin_ranks(const LpGraph& g, const SuperGraph& sg, int ranks) {

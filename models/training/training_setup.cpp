@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -133,9 +134,9 @@ std::vector<std::int32_t> TrainingSetup::replica_order() const {
   const int per_node = graph_.shape().gpus_per_node;
   // rank = stage_index + stage_size * pp (rank_layout.h): servers doing the
   // same work at the same moments share stage_index ranges across stages.
-  const int stage_size = layout_.world_size() / std::max(1, workload_.parallelism.pp);
+  const int stage_size = layout_.world_size() / workload_.parallelism.pp;
   std::vector<std::int32_t> order(static_cast<std::size_t>(servers));
-  for (int n = 0; n < servers; ++n) order[static_cast<std::size_t>(n)] = n;
+  std::iota(order.begin(), order.end(), 0);
   const auto key = [&](std::int32_t n) {
     const int first = n * per_node;
     return std::pair{first % stage_size, first / stage_size};

@@ -29,27 +29,23 @@ for sync in window null_message; do
 done
 
 # simulation.partition: replicas (each rank the same share of every pipeline
-# stage's servers) gives the same report and events as one rank: 4 servers,
-# TP 1, PP 2, DP 16, so that the runs differ from block's.
+# stage's servers) gives the same report and events on 2 and 4 ranks as on
+# one, on 4 servers so that its runs differ from block's: TP 1 x PP 2 x DP 16,
+# and TP 2 x CP 2 x PP 2 x DP 4.
 wide=(--set topology.nodes=4 --set parallelism.tp=1 --set parallelism.pp=2 --set parallelism.dp=16
-      --set training.global_batch_size=32 --quiet)
-mpi 1 "$preflight" run "$exp" "${wide[@]}" --out "$work/wide-1" > "$work/wide-1.txt" 2>&1 \
-  || { fail "wide run on 1 rank exited $?"; cat "$work/wide-1.txt"; }
-for n in 2 4; do
-  out=$work/replicas-$n
-  mpi "$n" "$preflight" run "$exp" "${wide[@]}" --set simulation.partition=replicas --out "$out" > "$out.txt" 2>&1 \
-    || { fail "replicas run on $n ranks exited $?"; cat "$out.txt"; continue; }
-  $check same "$work/wide-1" "$out" other-config || fail "replicas on $n ranks differs from 1 rank"
-done
-# The same with context parallelism: TP 2 x CP 2 x PP 2 x DP 4 on 4 servers.
-cp_plan=(--set topology.nodes=4 --set parallelism.tp=2 --set parallelism.pp=2 --set parallelism.cp=2
-         --set parallelism.dp=4 --set parallelism.sequence_parallel=true --set training.global_batch_size=16
-         --set simulation.partition=replicas --quiet)
+      --set training.global_batch_size=32)
+context=(--set topology.nodes=4 --set parallelism.tp=2 --set parallelism.pp=2 --set parallelism.cp=2
+         --set parallelism.dp=4 --set parallelism.sequence_parallel=true --set training.global_batch_size=16)
+replicas_run() {  # NAME RANKS PLAN...
+  local name=$1 n=$2 out=$work/replicas-$1-$2
+  shift 2
+  mpi "$n" "$preflight" run "$exp" "$@" --set simulation.partition=replicas --quiet --out "$out" > "$out.txt" 2>&1 \
+    || { fail "replicas ($name) on $n ranks exited $?"; cat "$out.txt"; return 1; }
+  [ "$n" = 1 ] || $check same "$work/replicas-$name-1" "$out" || fail "replicas ($name) on $n ranks differs from 1 rank"
+}
 for n in 1 2 4; do
-  out=$work/replicas-cp-$n
-  mpi "$n" "$preflight" run "$exp" "${cp_plan[@]}" --out "$out" > "$out.txt" 2>&1 \
-    || { fail "context-parallel replicas run on $n ranks exited $?"; cat "$out.txt"; continue; }
-  [ "$n" = 1 ] || $check same "$work/replicas-cp-1" "$out" || fail "context-parallel replicas on $n ranks differs"
+  replicas_run wide "$n" "${wide[@]}"
+  replicas_run context "$n" "${context[@]}"
 done
 
 $check timeline "$work/window-2" || fail "timeline schema"
