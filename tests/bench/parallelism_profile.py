@@ -9,6 +9,10 @@
 3. a run on each of --ranks with --profile-parallelism: the windows recorded.
 Prints, per measured rank count: windows, balance and busiest-rank events per window,
 projected against measured (these must agree exactly: same partition, same windows);
+two ceilings of these windows: k x balance, the speed-up if every event cost the same
+on any rank count and synchronising cost nothing, and the one-rank wall time over the
+sum over windows of the busiest rank's busy time (free synchronisation, each rank's
+own cost per event);
 the engine wall time, measured, and projected twice: with the default InfiniBand MPI
 latency table and with this machine's own reduction latency (the median of the
 least-waiting rank's sync time per window in the measured run). Ranks beyond this
@@ -89,7 +93,8 @@ def main():
                 print(f"  {r} ranks not projected: {why.decode()}")
 
     print(f"\n{'ranks':>6} {'windows proj/meas':>22} {'balance proj/meas':>18} {'ns/event busiest':>17} "
-          f"{'wall s meas':>12} {'proj A':>7} {'proj B':>7} {'speed-up meas':>14} {'proj B':>7}  local sync us")
+          f"{'wall s meas':>12} {'proj A':>7} {'proj B':>7} {'speed-up meas':>14} {'proj B':>7} {'ceiling':>8} "
+          f"{'no-sync':>8}  local sync us")
     for k in measured_ranks:
         path = os.path.join(work, f"p{k}.h5")
         sim = run(k, a.experiment, os.path.join(work, f"r{k}"), sets + ["--profile-parallelism", path])
@@ -105,14 +110,20 @@ def main():
         row = rows[k]
         # the busiest rank's work per window over its events: the engine's cost per event on k ranks
         per_event_k = busy_ns.max(axis=1).sum() * 1e-9 / ev.max(axis=1).sum()
+        # ceilings of these windows: equal event costs and free synchronisation; then
+        # free synchronisation with the measured costs (the busiest rank's busy time per window)
+        ceiling = k * balance
+        no_sync = plain["wall_s"] / (busy_ns.max(axis=1).sum() * 1e-9)
         proj_ib = projected_wall(osu, row, per_event, osu[1][0])
         proj_local = projected_wall(osu, row, per_event_k, local_small)
         oversub = " (oversubscribed)" if k > (os.cpu_count() or 1) else ""
         print(f"{k:>6} {int(row['windows']):>10}/{windows:<11} {row['balance']:>8.3f}/{balance:<9.3f} "
               f"{per_event_k * 1e9:>17.1f} {sim['wall_s']:>12.2f} {proj_ib:>7.2f} {proj_local:>7.2f} "
-              f"{plain['wall_s'] / sim['wall_s']:>14.2f} {plain['wall_s'] / proj_local:>7.2f}  {local_us:.2f}{oversub}")
+              f"{plain['wall_s'] / sim['wall_s']:>14.2f} {plain['wall_s'] / proj_local:>7.2f} {ceiling:>8.2f} "
+              f"{no_sync:>8.2f}  {local_us:.2f}{oversub}")
     print("proj A: one-rank cost per event, InfiniBand latency table; proj B: the measured run's own cost per event "
-          "on its busiest rank and this machine's reduction latency")
+          "on its busiest rank and this machine's reduction latency; ceiling: k x balance (every event at one cost, "
+          "synchronisation free); no-sync: one-rank wall time over the sum of the busiest rank's busy time per window")
 
     print(f"\nprojection with the InfiniBand latency table (cost per event {per_event * 1e9:.1f} ns):")
     print(f"{'ranks':>6} {'windows':>10} {'events/window':>14} {'balance':>8} {'work s':>8} {'messages s':>11} "
