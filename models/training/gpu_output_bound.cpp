@@ -41,8 +41,6 @@ namespace {
 
 using workload::Stream;
 
-// How far past the host's issue window the program is read for a bound.
-constexpr std::size_t kReadAheadOps = 4;
 // Compute kernels whose completion bounds are kept for dependency lookups.
 constexpr std::size_t kKernelBounds = 96;
 
@@ -206,7 +204,7 @@ core::SimTime GpuExecutor::output_bound(const ExecutionShared& shared) {
     if (!visit(p, p.shortest, true, p.issue)) return best;
   }
   for (std::size_t i = 0;; ++i) {
-    if (i == ahead_size_ && (i >= kReadAheadOps || !read_ahead(shared))) {
+    if (i == ahead_size_ && !read_ahead(shared)) {  // as far as the ring holds (kAheadCapacity)
       // The program ends here, or the read-ahead stops: what follows is
       // pulled no earlier than the op after the last one seen would be.
       if (!program_done_) best = std::min(best, unstarted < 2 ? base : done_two_before);
