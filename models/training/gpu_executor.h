@@ -261,10 +261,9 @@ class GpuExecutor {
   // The fastest rate a kernel can run at: 1, or 1 / overlap_slowdown if that is faster.
   static double fastest_rate(const ExecutionShared& shared);
   // A ring of at most kAheadCapacity ops: no allocation once built. Also how
-  // far past the host's issue window output_bound reads the program: reading
-  // 8 ops instead of 4 gave the GPUs' promises enough reach that gpt3-175b on
-  // 2 ranks restated 14 % fewer of them (10.66 M walks per rank against
-  // 12.40 M, 2.1 against 3.2 us per window); 16 and 32 gave the same windows as 8.
+  // far past the host's issue window output_bound reads the program: 8 gives
+  // promises that bind fewer windows than 4 did, and as many as 16 or 32
+  // (models/training/README.md, "Dynamic lookahead").
   static constexpr std::size_t kAheadCapacity = 8;
   std::vector<AheadOp> ahead_ring_;
   std::size_t ahead_head_ = 0, ahead_size_ = 0;

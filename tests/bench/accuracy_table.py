@@ -114,7 +114,8 @@ def run_rows(rows, preflight, timeout_s=DEFAULT_TIMEOUT_S, progress=True, keep=N
     return results
 
 
-def _stats(results):
+def error_stats(results):
+    """Rows, MAPE, median signed error and the share too fast, over the results that have an error."""
     errs = [r["error_pct"] for r in results if r["error_pct"] is not None]
     if not errs:
         return {"rows": 0, "mape": None, "median_signed": None, "too_fast": None}
@@ -124,11 +125,11 @@ def _stats(results):
 
 def summarize(results, total_rows=None):
     ran = [r for r in results if r["error_pct"] is not None]
-    s = _stats(ran)
+    s = error_stats(ran)
     s["rows_total"] = total_rows if total_rows is not None else len(results)
     s["rows_run"] = len(ran)
     s["oom"] = sum(r["oom"] for r in ran)
-    s["fits"] = _stats([r for r in ran if not r["oom"]])
+    s["fits"] = error_stats([r for r in ran if not r["oom"]])
     s["unsupported"] = sum(r["status"] == "unsupported" for r in results)
     s["failed"] = [{"id": r["id"], "status": r["status"], "message": r["message"]} for r in results
                    if r["error_pct"] is None and r["status"] != "unsupported"]
@@ -148,10 +149,10 @@ def summarize(results, total_rows=None):
         s["worst"] = None
     s["per_source"] = {}
     for src in sorted({r["source"] for r in results}):
-        s["per_source"][src] = _stats([r for r in ran if r["source"] == src])
+        s["per_source"][src] = error_stats([r for r in ran if r["source"] == src])
     s["per_gpu"] = {}
     for gpu in sorted({r["gpu"] for r in results}):
-        s["per_gpu"][gpu] = _stats([r for r in ran if r["gpu"] == gpu])
+        s["per_gpu"][gpu] = error_stats([r for r in ran if r["gpu"] == gpu])
     return s
 
 

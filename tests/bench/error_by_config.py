@@ -3,8 +3,8 @@
 
 Reads the JSON that `accuracy_table.py --json OUT` writes (each row's measured
 and predicted step time) and the rows' experiments (tests/validation/rows.py),
-and prints, for dense and MoE rows apart, each class's row count, median and
-mean signed error and mean |error| under: source, GPU, TP, pipeline (PP > 1),
+and prints, for dense and MoE rows apart, each class's rows, MAPE, median
+signed error and share predicted too fast (accuracy_table.py's figures) under: source, GPU, TP, pipeline (PP > 1),
 ZeRO stage, recompute, precision, micro-batches per step, tokens per
 micro-batch, TP communication overlap, fused elementwise kernels and the
 attention kernel. One class leaning one way while its complement does not
@@ -21,13 +21,15 @@ Standard library only.
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "tests" / "validation"))
 import rows as rowlib  # noqa: E402
+
+sys.path.insert(0, str(REPO_ROOT / "tests" / "bench"))
+from accuracy_table import error_stats  # noqa: E402
 
 
 def bucket(value, edges):
@@ -62,26 +64,26 @@ def classes(row):
     }
 
 
-def table(rows, errors, markdown):
+def table(rows, results, markdown):
     by_key = {}
     for row in rows:
         for key, value in classes(row).items():
-            by_key.setdefault(key, {}).setdefault(value, []).append(errors[row.id])
+            by_key.setdefault(key, {}).setdefault(value, []).append(results[row.id])
     lines = []
     for key, groups in by_key.items():
+        width = max(len(str(v)) for v in groups)
         if markdown:
-            lines += [f"\n| {key} | rows | median signed % | mean signed % | mean abs % |", "|---|---:|---:|---:|---:|"]
+            lines += [f"\n| {key} | rows | MAPE % | median signed % | too fast |", "|---|---:|---:|---:|---:|"]
         else:
             lines.append(f"\n{key}")
-        width = max(len(str(v)) for v in groups)
         for value in sorted(groups, key=str):
-            e = groups[value]
-            cells = (len(e), statistics.median(e), statistics.mean(e), statistics.mean(abs(x) for x in e))
+            st = error_stats(groups[value])
             if markdown:
-                lines.append(f"| {value} | {cells[0]} | {cells[1]:+.1f} | {cells[2]:+.1f} | {cells[3]:.1f} |")
+                lines.append(f"| {value} | {st['rows']} | {st['mape']:.1f} | {st['median_signed']:+.1f} | "
+                             f"{100 * st['too_fast']:.0f} % |")
             else:
-                lines.append(f"  {str(value):<{width}} {cells[0]:>4} rows  median {cells[1]:+6.1f}  mean {cells[2]:+6.1f}  "
-                             f"|mean| {cells[3]:5.1f}")
+                lines.append(f"  {str(value):<{width}} {st['rows']:>4} rows  MAPE {st['mape']:5.1f}  "
+                             f"median {st['median_signed']:+6.1f}  too fast {100 * st['too_fast']:3.0f} %")
     return lines
 
 
@@ -94,19 +96,19 @@ def main():
         results = json.loads(Path(a.accuracy_json).read_text())["rows"]
     except (OSError, ValueError, KeyError) as e:
         sys.exit(f"{a.accuracy_json}: expected the JSON of accuracy_table.py --json ({e})")
-    errors = {r["id"]: r["error_pct"] for r in results if r.get("error_pct") is not None}
+    scored = {r["id"]: r for r in results if r.get("error_pct") is not None}
     by_id = {row.id: row for row in rowlib.load_rows() if row.ok}
-    unknown = sorted(set(errors) - set(by_id))
+    unknown = sorted(set(scored) - set(by_id))
     if unknown:
         sys.exit(f"{a.accuracy_json}: rows not in tests/validation/public-throughput.csv: {', '.join(unknown[:5])}")
-    scored = [by_id[i] for i in errors]
     for label, moe in (("dense rows", False), ("MoE rows", True)):
-        part = [row for row in scored if bool(row.raw["moe_experts"]) == moe]
+        part = [by_id[i] for i in scored if bool(by_id[i].raw["moe_experts"]) == moe]
         if not part:
             continue
-        print(f"{'## ' if a.markdown else ''}{label}: {len(part)}, median signed error "
-              f"{statistics.median(errors[r.id] for r in part):+.1f} %")
-        print("\n".join(table(part, errors, a.markdown)))
+        st = error_stats([scored[r.id] for r in part])
+        print(f"{'## ' if a.markdown else ''}{label}: {st['rows']}, MAPE {st['mape']:.1f} %, median signed error "
+              f"{st['median_signed']:+.1f} %")
+        print("\n".join(table(part, scored, a.markdown)))
         print()
 
 
