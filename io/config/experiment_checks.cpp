@@ -78,12 +78,18 @@ void check_sequence(const ConfigNode& root, const models::ExperimentSpec& s) {
 }
 
 // The unfused path is Megatron's pre-FlashAttention CoreAttention: one
-// sequence per GPU, standard multi-head attention.
+// sequence per GPU, standard multi-head attention. A sliding window is
+// modelled in the flash kernels of one context-parallel rank only.
 void check_attention(const ConfigNode& root, const models::ExperimentSpec& s) {
+  if (s.model.sliding_window && s.parallelism.cp > 1) {
+    fail_expected(nearest_node(root, "parallelism.cp"), "1 with model.sliding_window (ring attention over a window)",
+                  str(s.parallelism.cp));
+  }
   if (s.training.attention != models::AttentionKernel::unfused) return;
   const ConfigNode& node = nearest_node(root, "training.attention");
   if (s.parallelism.cp > 1) fail_expected(node, "flash with parallelism.cp > 1 (ring attention)", "unfused");
   if (s.model.mla) fail_expected(node, "flash with model.mla (latent attention)", "unfused");
+  if (s.model.sliding_window) fail_expected(node, "flash with model.sliding_window", "unfused");
 }
 
 // torchtitan's op-level checkpointing is defined here for dense layers with

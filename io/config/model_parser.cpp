@@ -56,6 +56,15 @@ models::MlaSpec parse_mla(const ConfigNode& node) {
   return mla;
 }
 
+models::SlidingWindowSpec parse_sliding_window(const ConfigNode& node, int layers) {
+  MapReader r(node);
+  models::SlidingWindowSpec w;
+  w.size = r.get_int("size", 1, kInt64Max);
+  w.full_every = static_cast<int>(r.get_int_or("full_every", 0, 0, layers));
+  r.finish();
+  return w;
+}
+
 void check_heads(MapReader& r, const models::ModelSpec& m) {
   if (m.num_attention_heads % m.num_kv_heads != 0) {
     fail_expected(at(r, "num_kv_heads"),
@@ -89,6 +98,7 @@ models::ModelSpec parse_model(const ConfigNode& node) {
   if (const ConfigNode* moe = r.find("moe")) m.moe = parse_moe(*moe, m);
   if (const ConfigNode* mla = r.find("mla")) m.mla = parse_mla(*mla);
   m.mtp_layers = static_cast<int>(r.get_int_or("mtp_layers", 0, 0, kIntMax));
+  if (const ConfigNode* w = r.find("sliding_window")) m.sliding_window = parse_sliding_window(*w, m.layers);
   r.finish();
   check_heads(r, m);
   return m;

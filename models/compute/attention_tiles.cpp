@@ -13,19 +13,16 @@ double attention_tile_utilisation(const AttentionShape& shape, double kv_overhea
     const std::int64_t rows = std::min(tile, sq - first);
     std::int64_t tiles = kv_tiles;
     if (shape.causal) {
-      // Bottom-right mask: query row i sees skv - sq + i + 1 keys; the
-      // tile's last row sees the most, and the kernel stops after its tile.
-      const std::int64_t seen_by_last = std::clamp<std::int64_t>(skv - sq + first + rows, 0, skv);
-      tiles = (seen_by_last + tile - 1) / tile;
-      const std::int64_t seen_by_first = skv - sq + first + 1;
-      if (seen_by_first >= 0 && seen_by_first + rows - 1 <= skv) {
-        pairs += static_cast<double>(rows) * static_cast<double>(seen_by_first) +
-                 static_cast<double>(rows) * static_cast<double>(rows - 1) / 2.0;
-      } else {
-        for (std::int64_t i = first; i < first + rows; ++i) {
-          pairs += static_cast<double>(std::clamp<std::int64_t>(skv - sq + i + 1, 0, skv));
-        }
-      }
+      // Bottom-right mask: query row i has its diagonal at key skv - sq + i;
+      // the kernel stops after the tile holding the last row's diagonal and,
+      // with a window, starts at the tile holding the first row's earliest
+      // key (FlashAttention's n_block_min / n_block_max for local attention).
+      const std::int64_t diagonal = skv - sq + first;
+      const std::int64_t end = std::clamp<std::int64_t>(diagonal + rows, 0, skv);
+      const std::int64_t begin =
+          shape.window > 0 ? std::clamp<std::int64_t>(diagonal - shape.window, 0, skv) : 0;
+      tiles = (end + tile - 1) / tile - begin / tile;
+      pairs += causal_band_pairs(diagonal, diagonal + rows, shape.window);
     } else {
       pairs += static_cast<double>(rows) * static_cast<double>(skv);
     }

@@ -10,7 +10,8 @@
 //    worth: a kernel over s keys runs at s / (s + kv_overhead) of its
 //    long-sequence rate;
 //  - under a causal mask, whole tiles: the tile on the diagonal is computed
-//    in full and half of it masked away.
+//    in full and half of it masked away; under a sliding window likewise the
+//    tile holding its far edge.
 // Fitted on the H100 FlashAttention-3 forward benchmark in pytorch/benchmark
 // (commit ff65cb67: head_dim 128, batch x seq = 16k, 430 TFLOP/s at 512 keys
 // to 621 at 16k), which gives kv_overhead ~236; the measured GH200

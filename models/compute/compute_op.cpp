@@ -1,5 +1,6 @@
 #include "models/compute/compute_op.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -35,6 +36,18 @@ void check(const AttentionShape& s) {
     throw SimulationError("compute op: expected attention heads (" + std::to_string(s.heads) +
                           ") to be a multiple of kv_heads, found " + std::to_string(s.kv_heads));
   }
+  if (s.window < 0 || (s.window > 0 && !s.causal)) {
+    throw SimulationError("compute op: expected a sliding window >= 0 on causal attention only, found " +
+                          std::to_string(s.window) + (s.causal ? "" : " (not causal)"));
+  }
+}
+
+// Pairs of the first n positions (0 .. n-1) of a causal band of `window` keys
+// behind the diagonal: position k sees min(k, window) + 1 keys.
+double band_prefix(std::int64_t n, std::int64_t window) {
+  if (n <= 0) return 0;
+  if (window <= 0 || n <= window + 1) return d(n) * (d(n) + 1.0) / 2.0;
+  return (d(window) + 1.0) * (d(window) + 2.0) / 2.0 + d(n - window - 1) * (d(window) + 1.0);
 }
 
 void check(const NormShape& s) {
@@ -100,13 +113,15 @@ const char* to_string(OpClass cls) {
 GemmShape gemm_dgrad_shape(GemmShape forward) { return {forward.m, forward.k, forward.n, forward.batch}; }
 GemmShape gemm_wgrad_shape(GemmShape forward) { return {forward.k, forward.n, forward.m, forward.batch}; }
 
+double causal_band_pairs(std::int64_t k_begin, std::int64_t k_end, std::int64_t window) {
+  return band_prefix(k_end, window) - band_prefix(std::max<std::int64_t>(k_begin, 0), window);
+}
+
 double attention_pair_fraction(const AttentionShape& s) {
   if (!s.causal) return 1.0;
-  const double sq = d(s.seq_q);
-  const double skv = d(s.seq_kv);
-  // Bottom-right mask: query i (0-based) sees min(skv, skv - sq + i + 1) keys.
-  const double pairs = sq <= skv ? sq * (skv - sq) + sq * (sq + 1.0) / 2.0 : skv * (skv + 1.0) / 2.0;
-  return pairs / (sq * skv);
+  // Bottom-right mask: query i (0-based) has its diagonal at key skv - sq + i.
+  const std::int64_t offset = s.seq_kv - s.seq_q;
+  return causal_band_pairs(offset, offset + s.seq_q, s.window) / (d(s.seq_q) * d(s.seq_kv));
 }
 
 ComputeOp gemm_op(GemmShape shape, Dtype dtype) {

@@ -52,6 +52,9 @@ enum class FlashKernel : std::uint8_t { fused, flash2, triton };
 // tokens; heads query heads share kv_heads key/value heads (grouped-query
 // attention when kv_heads < heads). A causal mask is aligned bottom-right, as
 // in FlashAttention 2.1 and later, so query i sees keys up to seq_kv-seq_q+i.
+// A sliding window (causal only) also hides the keys more than `window`
+// before that: query i sees keys seq_kv-seq_q+i-window .. seq_kv-seq_q+i, as
+// FlashAttention's window_size = (window, 0) and Megatron-Core's window_size.
 struct AttentionShape {
   std::int64_t batch = 0;
   std::int64_t seq_q = 0;
@@ -61,6 +64,7 @@ struct AttentionShape {
   std::int64_t head_dim = 0;
   bool causal = false;
   FlashKernel kernel = FlashKernel::fused;
+  std::int64_t window = 0;  // keys before the diagonal a query sees; 0 = no window
   bool operator==(const AttentionShape&) const = default;
 };
 
@@ -102,8 +106,14 @@ GemmShape gemm_dgrad_shape(GemmShape forward);
 GemmShape gemm_wgrad_shape(GemmShape forward);
 
 // Fraction of the seq_q × seq_kv score matrix a causal (bottom-right) mask
-// leaves; 1 when not causal. seq_q = seq_kv = s gives (s+1)/(2s).
+// leaves; 1 when not causal. seq_q = seq_kv = s gives (s+1)/(2s); with a
+// window w < s, (s(w+1) - w(w+1)/2) / s².
 double attention_pair_fraction(const AttentionShape& shape);
+
+// Score pairs that query positions k_begin .. k_end-1 of a causal mask see,
+// position k (its diagonal key's index) seeing keys max(0, k-window) .. k:
+// min(k, window) + 1 of them, none for k < 0. window 0 = no window.
+double causal_band_pairs(std::int64_t k_begin, std::int64_t k_end, std::int64_t window);
 
 // flops = 2·b·M·N·K; bytes = e·b·(M·K + K·N + M·N) (b = batch).
 ComputeOp gemm_op(GemmShape shape, Dtype dtype);

@@ -43,6 +43,7 @@ std::uint64_t EstimateCache::hash(const ComputeOp& op) {
   h = mix(h, u(a.batch) ^ (u(a.seq_q) << 20) ^ (u(a.seq_kv) << 40));
   h = mix(h, u(a.heads) ^ (u(a.kv_heads) << 16) ^ (u(a.head_dim) << 32) ^ (static_cast<std::uint64_t>(a.causal) << 63) ^
                  (static_cast<std::uint64_t>(a.kernel) << 60));
+  h = mix(h, u(a.window));
   h = mix(h, u(op.norm.rows) ^ (u(op.norm.dim) << 32) ^ (static_cast<std::uint64_t>(op.norm.kind) << 62));
   return h;
 }

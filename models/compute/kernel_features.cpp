@@ -69,7 +69,8 @@ ComputeOp measured_variant(KernelTableKind kind, const ComputeOp& op, Dtype dtyp
     case KernelTableKind::gemm: return gemm_op(op.gemm, dtype);
     case KernelTableKind::attention: {
       AttentionShape a = op.attn;
-      a.causal = false;
+      a.causal = false;  // the tables time full (non-causal) attention
+      a.window = 0;
       return attention_op(a, dtype);
     }
     case KernelTableKind::rmsnorm: return norm_op({op.norm.rows, op.norm.dim, NormKind::rmsnorm}, dtype);

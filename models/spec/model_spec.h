@@ -38,6 +38,17 @@ struct MlaSpec {
   std::int64_t v_head_dim = 0;
 };
 
+// Sliding-window (local) attention (Mistral, Gemma 2/3, GPT-OSS): a windowed
+// layer's query sees only the `size` keys before it and itself, as
+// FlashAttention's window_size = (size, 0) and Megatron-Core's window_size;
+// every `full_every`-th layer (1-based: full_every, 2 full_every, ...) attends
+// to the whole sequence, as Megatron-Core's window_attn_skip_freq; 0 = every
+// layer windowed.
+struct SlidingWindowSpec {
+  std::int64_t size = 0;
+  int full_every = 0;
+};
+
 struct ModelSpec {
   std::string name;
   int layers = 0;
@@ -53,6 +64,7 @@ struct ModelSpec {
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;          // set: attention is MLA instead of (grouped-query) MHA
   int mtp_layers = 0;                  // multi-token-prediction modules after the last layer (DeepSeek-V3: 1)
+  std::optional<SlidingWindowSpec> sliding_window;  // set: some or all layers attend locally
 
   std::int64_t effective_head_dim() const {
     return head_dim > 0 ? head_dim : hidden_size / num_attention_heads;

@@ -17,6 +17,7 @@ AttentionShape attention_shape(const workload::AttentionShape& a, FlashKernel ke
   s.kv_heads = a.kv_heads;
   s.head_dim = a.head_dim;
   s.causal = a.causal;
+  s.window = a.window;
   return s;
 }
 

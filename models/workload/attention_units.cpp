@@ -2,6 +2,8 @@
 // projection, residual. Multi-head latent attention (DeepSeek-V2/V3) replaces
 // the fused QKV GEMM by down-projections into query and key/value latents, their
 // norms and per-head up-projections.
+#include <algorithm>
+
 #include "models/workload/layer_units.h"
 #include "models/workload/param_count.h"
 
@@ -10,14 +12,17 @@ namespace {
 
 AttentionShape block_shape(const RecipeContext& c) {
   const LocalDims& d = c.d;
-  return {d.micro_batch, d.seq / d.cp, d.heads_local, d.kv_heads_local, d.head_dim, true};
+  return {d.micro_batch, d.seq / d.cp, d.heads_local, d.kv_heads_local, d.head_dim, true, c.attention_window};
 }
 
 // Forward FLOPs of one cp block: Q (tokens x q) against a K/V block of seq/cp
 // keys: Q K^T over the query/key width, P V over the value width.
+// A sliding-window layer's queries see at most window + 1 keys (cp = 1).
 double block_flops(const RecipeContext& c) {
   const LocalDims& d = c.d;
-  return 2.0 * static_cast<double>(d.tokens) * static_cast<double>(d.seq / d.cp) *
+  std::int64_t keys = d.seq / d.cp;
+  if (c.attention_window > 0) keys = std::min(keys, c.attention_window + 1);
+  return 2.0 * static_cast<double>(d.tokens) * static_cast<double>(keys) *
          static_cast<double>(d.q_dim_local + d.attn_out_local);
 }
 

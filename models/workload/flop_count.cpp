@@ -1,5 +1,7 @@
 #include "models/workload/flop_count.h"
 
+#include <algorithm>
+
 #include "models/workload/model_dims.h"
 
 namespace pf::models::workload {
@@ -115,6 +117,13 @@ double selective_recomputed(const ModelSpec& model, const TrainingSpec& train, b
 LayerFlops layer_forward_flops(const ModelSpec& model, int layer, std::int64_t seq) {
   double s = static_cast<double>(seq);
   LayerFlops f = attention_flops(model, s);
+  // A sliding-window layer's queries see at most window + 1 keys: it counts
+  // s x min(s, window + 1) score pairs where a full layer counts s x s (both
+  // without the causal triangle's discount, so a window as long as the
+  // sequence counts as a full layer).
+  if (const std::int64_t window = layer_attention_window(model, layer); window > 0) {
+    f.attention *= std::min(s, static_cast<double>(window) + 1.0) / s;
+  }
   const MlpFlops m = mlp_flops(model, layer_is_moe(model, layer), s);
   f.gemm += m.dense + m.router + m.routed + m.shared;
   return f;

@@ -166,13 +166,10 @@ const Unit& GpuProgram::template_of(const StepUnit& su, bool forward) const {
     case K::embedding: return plan_->unit(forward ? UnitId::embedding_fwd : UnitId::embedding_bwd);
     case K::head: return plan_->unit(forward ? UnitId::head_fwd : UnitId::head_bwd);
     case K::mtp: return plan_->unit(forward ? UnitId::mtp_fwd : UnitId::mtp_bwd);
-    case K::recompute:
-      return plan_->unit(layer_is_moe(plan_->model(), su.layer) ? UnitId::moe_recompute : UnitId::dense_recompute);
+    case K::recompute: return plan_->unit(plan_->layer_unit(su.layer, LayerPass::recompute));
     default: break;
   }
-  bool moe = layer_is_moe(plan_->model(), su.layer);
-  if (forward) return plan_->unit(moe ? UnitId::moe_fwd : UnitId::dense_fwd);
-  return plan_->unit(moe ? UnitId::moe_bwd : UnitId::dense_bwd);
+  return plan_->unit(plan_->layer_unit(su.layer, forward ? LayerPass::fwd : LayerPass::bwd));
 }
 
 // A layer's backward after its recomputation reuses the parameters gathered for it.

@@ -98,7 +98,7 @@ bool GpuProgram::queue_next_epilogue_gathers() {
       queue_gathers(plan_->unit(UnitId::mtp_fwd), 0, plan_->model().layers + u - n - 2);
     } else {
       int layer = split.first_layer(vstage) + u - 1;
-      queue_gathers(plan_->unit(layer_is_moe(plan_->model(), layer) ? UnitId::moe_fwd : UnitId::dense_fwd), 0, layer);
+      queue_gathers(plan_->unit(plan_->layer_unit(layer, LayerPass::fwd)), 0, layer);
     }
     return true;
   }

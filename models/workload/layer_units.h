@@ -40,6 +40,7 @@ struct RecipeContext {
   bool flex_dispatcher = false;      // training.moe_token_dispatcher: flex (DeepEP / HybridEP)
   CudaGraphScope graphs;             // training.cuda_graph_scope: modules replayed from CUDA graphs
   OffloadModules offload{};          // training.offload_modules: module inputs kept in host memory
+  std::int64_t attention_window = 0;  // the layer's sliding window (model.sliding_window); 0 = full
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }

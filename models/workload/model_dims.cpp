@@ -37,6 +37,12 @@ bool layer_is_moe(const ModelSpec& model, int layer) {
   return model.moe.has_value() && model.moe->num_experts > 0 && layer >= model.moe->first_dense_layers;
 }
 
+std::int64_t layer_attention_window(const ModelSpec& model, int layer) {
+  if (!model.sliding_window || model.sliding_window->size <= 0) return 0;
+  const int every = model.sliding_window->full_every;
+  return every > 0 && (layer + 1) % every == 0 ? 0 : model.sliding_window->size;
+}
+
 LocalDims local_dims(const ModelSpec& model, const ParallelismSpec& par, const TrainingSpec& train) {
   LocalDims d;
   std::int64_t gate = arch_traits(model).gated_mlp ? 2 : 1;

@@ -26,6 +26,9 @@ ArchTraits arch_traits(const ModelSpec& model);
 
 // Whether transformer layer `layer` has a routed-expert MLP.
 bool layer_is_moe(const ModelSpec& model, int layer);
+// The keys before its diagonal that layer `layer` (0-based) attends to: the
+// sliding window's size, or 0 for a full-attention layer.
+std::int64_t layer_attention_window(const ModelSpec& model, int layer);
 
 struct LocalDims {
   // unsplit sizes

@@ -132,6 +132,7 @@ struct GemmShape {
 struct AttentionShape {
   std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head_dim = 0;  // heads per GPU
   bool causal = true;
+  std::int64_t window = 0;  // sliding window: keys before the diagonal a query sees; 0 = all
   bool operator==(const AttentionShape&) const = default;
 };
 struct RowsShape {

@@ -103,6 +103,10 @@ void WorkloadPlan::validate() const {
             "model.mla", "kv_lora_rank, qk_nope_head_dim, v_head_dim > 0 and qk_rope_head_dim, q_lora_rank >= 0",
             "kv_lora_rank=" + str(m.mla->kv_lora_rank));
   }
+  require(!m.sliding_window || par_.cp == 1, "parallelism.cp",
+          "1 with model.sliding_window (ring attention over a window is not modelled)", str(par_.cp));
+  require(!m.sliding_window || train_.attention != AttentionKernel::unfused, "training.attention",
+          "a flash kernel with model.sliding_window (unfused attention over a window is not modelled)", "unfused");
   bool moe = m.moe.has_value() && m.moe->num_experts > 0;
   require(moe || par_.ep == 1, "parallelism.ep", "1 for a model without experts", str(par_.ep));
   if (moe) {
@@ -168,15 +172,40 @@ void WorkloadPlan::build_units() {
     set(UnitId::moe_bwd, layer_backward_unit(c, true));
     set(UnitId::moe_recompute, layer_recompute_unit(c, true));
   }
+  if (model_.sliding_window && model_.sliding_window->size > 0) {
+    RecipeContext w = c;
+    w.attention_window = model_.sliding_window->size;
+    set(UnitId::dense_window_fwd, layer_forward_unit(w, false));
+    set(UnitId::dense_window_bwd, layer_backward_unit(w, false));
+    set(UnitId::dense_window_recompute, train_.recompute == Recompute::selective_op ? op_selective_recompute_unit(w)
+                                                                                   : layer_recompute_unit(w, false));
+    if (moe) {
+      set(UnitId::moe_window_fwd, layer_forward_unit(w, true));
+      set(UnitId::moe_window_bwd, layer_backward_unit(w, true));
+      set(UnitId::moe_window_recompute, layer_recompute_unit(w, true));
+    }
+  }
   if (model_.mtp_layers > 0) {
     set(UnitId::mtp_fwd, mtp_forward_unit(c));
     set(UnitId::mtp_bwd, mtp_backward_unit(c));
   }
   const double accumulate = main_grad_accumulation_bytes(train_.main_grad_accumulation, grad_bytes());
   const int accumulate_kernels = main_grad_accumulation_kernels(train_.main_grad_accumulation);
-  for (UnitId id : {UnitId::embedding_bwd, UnitId::head_bwd, UnitId::dense_bwd, UnitId::moe_bwd, UnitId::mtp_bwd})
+  for (UnitId id : {UnitId::embedding_bwd, UnitId::head_bwd, UnitId::dense_bwd, UnitId::moe_bwd, UnitId::mtp_bwd,
+                    UnitId::dense_window_bwd, UnitId::moe_window_bwd})
     append_main_grad_accumulation(units_[static_cast<std::size_t>(id)], accumulate, accumulate_kernels);
   for (const Unit& u : units_) max_unit_size_ = std::max(max_unit_size_, static_cast<int>(u.ops.size()));
+}
+
+UnitId WorkloadPlan::layer_unit(int layer, LayerPass pass) const {
+  static constexpr UnitId kUnits[2][2][3] = {
+      {{UnitId::dense_fwd, UnitId::dense_bwd, UnitId::dense_recompute},
+       {UnitId::dense_window_fwd, UnitId::dense_window_bwd, UnitId::dense_window_recompute}},
+      {{UnitId::moe_fwd, UnitId::moe_bwd, UnitId::moe_recompute},
+       {UnitId::moe_window_fwd, UnitId::moe_window_bwd, UnitId::moe_window_recompute}}};
+  const bool moe = layer_is_moe(model_, layer);
+  const bool windowed = layer_attention_window(model_, layer) > 0;
+  return kUnits[moe ? 1 : 0][windowed ? 1 : 0][static_cast<int>(pass)];
 }
 
 }  // namespace pf::models::workload

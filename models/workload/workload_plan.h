@@ -21,8 +21,14 @@ enum class UnitId : std::uint8_t {
   dense_fwd, dense_bwd, dense_recompute,
   moe_fwd, moe_bwd, moe_recompute,
   mtp_fwd, mtp_bwd,
+  // The same layers with sliding-window attention (model.sliding_window).
+  dense_window_fwd, dense_window_bwd, dense_window_recompute,
+  moe_window_fwd, moe_window_bwd, moe_window_recompute,
   count_
 };
+
+// Which pass over a transformer layer a unit is.
+enum class LayerPass : std::uint8_t { fwd, bwd, recompute };
 inline constexpr int kUnitIdCount = static_cast<int>(UnitId::count_);
 
 // Megatron-Core DDP's default gradient bucket in parameters for a data-parallel
@@ -79,6 +85,9 @@ class WorkloadPlan {
   std::int64_t offload_bytes(bool moe) const { return offload_bytes_[moe ? 1 : 0]; }
 
   const Unit& unit(UnitId id) const { return units_[static_cast<std::size_t>(id)]; }
+  // The unit of transformer layer `layer`'s pass: dense or MoE, full or
+  // sliding-window attention.
+  UnitId layer_unit(int layer, LayerPass pass) const;
   int max_unit_size() const { return max_unit_size_; }
   // A dense plan-wide index of op `op_index` of `u` (a unit of this plan), and
   // how many such indices there are: keys for per-template memos.

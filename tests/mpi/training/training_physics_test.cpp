@@ -242,6 +242,37 @@ TEST(TrainingPhysics, TritonFlashAttentionSlowsAttentionOnly) {
   EXPECT_NEAR(b.step_time_s - a.step_time_s, added, 1e-9);
 }
 
+// Sliding-window attention on one GPU: a window as long as the sequence is
+// full causal attention to the nanosecond; a 1,024-key window over 16,384
+// keys computes, per 128-row query tile, the 9 key tiles of its band (8 past
+// tiles plus the diagonal's) and the kernel's fixed work instead of the causal
+// mask's (s + 128) / 2 keys on average: attention time falls to
+// (1024 + 128 + k0) / ((16384 + 128) / 2 + k0) of the full layer's, k0 the
+// preset's attention_kv_overhead, within the first 1,024 rows' shorter band;
+// and nothing but attention changes.
+TEST(TrainingPhysics, SlidingWindowAttentionComputesOnlyItsBand) {
+  const std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
+                                        "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
+                                        "training.host_overhead_us=0", "training.seq_length=16384",
+                                        "training.global_batch_size=1",
+                                        // a narrow MLP: both attention kernels stay among the top five kinds
+                                        "model.ffn_hidden_size=2048"};
+  auto full = one, wide = one, narrow = one;
+  wide.push_back("model.sliding_window.size=16383");
+  narrow.push_back("model.sliding_window.size=1024");
+  const RunResult a = run(full), b = run(wide), c = run(narrow);
+  EXPECT_NEAR(b.step_time_s, a.step_time_s, 1e-12);
+  const double k0 = config::load_experiment(kExperiment, one).hardware.gpu.efficiency.attention_kv_overhead;
+  const double band = (1024.0 + 128.0 + k0) / ((16384.0 + 128.0) / 2.0 + k0);
+  double saved = 0;
+  for (const char* kind : {"attention_fwd", "attention_bwd"}) {
+    ASSERT_GT(kind_seconds(a, kind), 0) << kind;
+    EXPECT_NEAR(kind_seconds(c, kind) / kind_seconds(a, kind), band, 0.07 * band) << kind;
+    saved += kind_seconds(a, kind) - kind_seconds(c, kind);
+  }
+  EXPECT_NEAR(a.step_time_s - c.step_time_s, saved, 1e-9);
+}
+
 // Data parallelism over 8 GPUs on two servers, ZeRO 0 (gradient all-reduce
 // only). Without overlap every bucket's reduction waits for the backward and
 // the optimizer waits for all of them: all of it is exposed, and the step

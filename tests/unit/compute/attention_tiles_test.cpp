@@ -54,6 +54,50 @@ TEST(AttentionTiles, CausalDiagonalTilesAreComputedWhole) {
   }
 }
 
+// A sliding window, against a kernel counted one key tile at a time: each
+// query tile computes every key tile holding a pair it may see (the band is
+// contiguous, so FlashAttention's n_block_min .. n_block_max), whole, plus the
+// fixed work per query tile.
+double brute_force_window_utilisation(std::int64_t s, std::int64_t window, double kv_overhead) {
+  const std::int64_t t = kAttentionTile;
+  double pairs = 0, work = 0;
+  for (std::int64_t first = 0; first < s; first += t) {
+    const std::int64_t rows = std::min(t, s - first);
+    std::int64_t tiles = 0;
+    for (std::int64_t key_tile = 0; key_tile * t < s; ++key_tile) {
+      bool any = false;
+      for (std::int64_t i = first; i < first + rows; ++i) {
+        for (std::int64_t j = key_tile * t; j < std::min(s, key_tile * t + t); ++j) {
+          const bool seen = j <= i && j >= i - window;
+          pairs += seen ? 1 : 0;
+          any = any || seen;
+        }
+      }
+      tiles += any ? 1 : 0;
+    }
+    work += static_cast<double>(rows) * (static_cast<double>(tiles * t) + kv_overhead);
+  }
+  return pairs / work;
+}
+
+TEST(AttentionTiles, SlidingWindowComputesOnlyTheBandsTiles) {
+  for (std::int64_t s : {300, 1024}) {
+    for (std::int64_t w : {1, 100, 128, 129, 512}) {
+      AttentionShape a = shape(s, s, true);
+      a.window = w;
+      for (double k0 : {0.0, 236.0}) {
+        EXPECT_NEAR(attention_tile_utilisation(a, k0), brute_force_window_utilisation(s, w, k0), 1e-12)
+            << "s " << s << " window " << w << " kv_overhead " << k0;
+      }
+    }
+  }
+  // Far from the sequence's start a 128-row query tile with a window of 128
+  // computes two key tiles for 129 keys a row: about 129 / 256 of its work.
+  AttentionShape a = shape(65536, 65536, true);
+  a.window = kAttentionTile;
+  EXPECT_NEAR(attention_tile_utilisation(a, 0), 129.0 / 256.0, 0.002);
+}
+
 // The fit's own data: FlashAttention-3 forward, head_dim 128, batch x seq =
 // 16k, H100 (pytorch/benchmark ff65cb67): the rate relative to 16k keys,
 // predicted by s / (s + 236), within 1.5 % at every length.

@@ -44,6 +44,39 @@ TEST(ComputeOp, CausalPairFractionMatchesBruteForce) {
   EXPECT_DOUBLE_EQ(attention_pair_fraction({1, 8, 8, 1, 1, 64, false}), 1.0);
 }
 
+// The same, one key at a time, with a sliding window: query i sees keys
+// skv - sq + i - window .. skv - sq + i.
+double brute_force_window_fraction(std::int64_t sq, std::int64_t skv, std::int64_t window) {
+  double visible = 0;
+  for (std::int64_t i = 0; i < sq; ++i) {
+    const std::int64_t diagonal = skv - sq + i;
+    for (std::int64_t j = 0; j < skv; ++j) visible += (j <= diagonal && j >= diagonal - window) ? 1 : 0;
+  }
+  return visible / static_cast<double>(sq * skv);
+}
+
+TEST(ComputeOp, SlidingWindowPairFractionMatchesBruteForce) {
+  for (auto [sq, skv] : {std::pair<std::int64_t, std::int64_t>{64, 64}, {16, 64}, {64, 16}, {1, 33}, {7, 7}, {300, 300}}) {
+    for (std::int64_t w : {1, 3, 15, 16, 63, 64, 1000}) {
+      AttentionShape s{1, sq, skv, 1, 1, 64, true};
+      s.window = w;
+      EXPECT_NEAR(attention_pair_fraction(s), brute_force_window_fraction(sq, skv, w), 1e-12)
+          << sq << "x" << skv << " window " << w;
+    }
+  }
+  // A window as long as the sequence is the causal mask; a window only narrows it.
+  AttentionShape wide{1, 512, 512, 1, 1, 64, true};
+  wide.window = 511;
+  EXPECT_DOUBLE_EQ(attention_pair_fraction(wide), attention_pair_fraction({1, 512, 512, 1, 1, 64, true}));
+  AttentionShape narrow = wide;
+  narrow.window = 128;
+  EXPECT_LT(attention_pair_fraction(narrow), attention_pair_fraction(wide));
+  // A window on non-causal attention is a generator bug.
+  AttentionShape bad{1, 8, 8, 1, 1, 64, false};
+  bad.window = 4;
+  EXPECT_THROW(attention_op(bad, Dtype::bf16), SimulationError);
+}
+
 TEST(ComputeOp, AttentionForwardAndBackwardCounts) {
   const AttentionShape s{2, 4096, 4096, 32, 8, 128, false};
   const ComputeOp fwd = attention_op(s, Dtype::bf16);

@@ -240,6 +240,27 @@ TEST(ConfigExperimentLoader, VirtualStagesNeedTheInterleavedSchedule) {
             exp + ":7: parallelism.pp: expected pp*virtual_stages <= model.layers (4), found 8");
 }
 
+TEST(ConfigExperimentLoader, SlidingWindowTakesItsLayersAndFlashKernels) {
+  TempDir dir;
+  std::string exp = write_experiment(dir, kExperimentYaml);
+  dir.write("parts/model.yaml", std::string(kModelYaml) + "sliding_window: {size: 128, full_every: 2}\n");
+  const models::ExperimentSpec spec = load_experiment(exp);
+  ASSERT_TRUE(spec.model.sliding_window.has_value());
+  EXPECT_EQ(spec.model.sliding_window->size, 128);
+  EXPECT_EQ(spec.model.sliding_window->full_every, 2);
+  // full_every counts layers: beyond the model's 4 it names none.
+  dir.write("parts/model.yaml", std::string(kModelYaml) + "sliding_window: {size: 128, full_every: 5}\n");
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("model.sliding_window.full_every: expected an integer in [0, 4]"),
+            std::string::npos);
+  dir.write("parts/model.yaml", std::string(kModelYaml) + "sliding_window: {full_every: 2}\n");
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("missing required key 'size'"), std::string::npos);
+  exp = write_experiment(dir, replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 2\n  cp: 2\n"));
+  dir.write("parts/model.yaml", std::string(kModelYaml) + "sliding_window: {size: 128}\n");
+  EXPECT_NE(config_error([&] { load_experiment(exp); })
+                .find("parallelism.cp: expected 1 with model.sliding_window (ring attention over a window), found 2"),
+            std::string::npos);
+}
+
 TEST(ConfigExperimentLoader, ExpertParallelismNeedsExperts) {
   TempDir dir;
   std::string text = replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 1\n  ep: 2\n");

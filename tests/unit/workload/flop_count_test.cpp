@@ -4,6 +4,7 @@
 
 #include "models/workload/flop_count.h"
 #include "models/workload/gpu_program.h"
+#include "models/workload/model_dims.h"
 #include "tests/unit/workload/test_models.h"
 
 namespace pf::models::workload {
@@ -137,6 +138,61 @@ TEST(FlopCount, UnfusedAttentionConservesTheClosedForm) {
     EXPECT_NEAR(unfused.model, megatron_no_recompute(B, s, l, h, V), 1e-12 * unfused.model);
     EXPECT_NEAR(unfused.hardware, flash.hardware, 1e-12 * flash.hardware);
   }
+}
+
+// Sliding-window attention (model.sliding_window): a windowed layer's queries
+// see window + 1 keys, so the closed form loses 4 s (s - window - 1) h of
+// attention per windowed layer and sequence, forward (x 3 with the backward);
+// every second layer (full_every 2) stays full. The op stream, split many
+// ways, sums to the same.
+TEST(FlopCount, SlidingWindowLayersCountTheirBand) {
+  const double B = 16, s = 128, l = 4, h = 256, V = 1024, w = 31;
+  ModelSpec m = tiny_gpt(4);
+  m.sliding_window = SlidingWindowSpec{31, 2};
+  const double windowed_layers = 2;  // layers 1 and 3 (1-based) of 4
+  const double want = megatron_no_recompute(B, s, l, h, V) - 3 * B * windowed_layers * 4 * s * (s - w - 1) * h;
+  for (Plan c : {Plan{1, 1, 1, 1, 1, false, Recompute::none}, Plan{2, 1, 2, 2, 1, false, Recompute::none},
+                 Plan{2, 1, 1, 2, 2, true, Recompute::full}, Plan{1, 1, 2, 4, 1, false, Recompute::selective}}) {
+    TrainingSpec t = small_training(16, 128);
+    t.recompute = c.recompute;
+    const ParallelismSpec par = to_par(c);
+    const FlopCount count = count_flops(m, par, t);
+    const Sums got = sum_program_flops(WorkloadPlan(m, par, t));
+    SCOPED_TRACE("tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " v " + std::to_string(c.v));
+    EXPECT_NEAR(count.model_flops, want, 1e-12 * want);
+    EXPECT_NEAR(got.model, want, 1e-12 * want);
+    EXPECT_NEAR(got.hardware, count.hardware_flops, 1e-12 * count.hardware_flops);
+  }
+  // Which layers: full_every 2 leaves layers 0 and 2 (0-based) windowed; 0 windows all.
+  EXPECT_EQ(layer_attention_window(m, 0), 31);
+  EXPECT_EQ(layer_attention_window(m, 1), 0);
+  EXPECT_EQ(layer_attention_window(m, 2), 31);
+  EXPECT_EQ(layer_attention_window(m, 3), 0);
+  m.sliding_window->full_every = 0;
+  for (int layer = 0; layer < 4; ++layer) EXPECT_EQ(layer_attention_window(m, layer), 31);
+}
+
+// The attention ops of a windowed layer carry its window, forward, backward
+// and recomputed; a full layer's carry none.
+TEST(FlopCount, SlidingWindowReachesTheAttentionOpsOfItsLayers) {
+  ModelSpec m = tiny_gpt(4);
+  m.sliding_window = SlidingWindowSpec{31, 2};
+  TrainingSpec t = small_training(16, 128);
+  t.recompute = Recompute::full;
+  const WorkloadPlan plan(m, to_par(Plan{1, 1, 1, 2, 1, false, Recompute::full}), t);
+  int seen[2] = {0, 0};
+  for (int gpu = 0; gpu < plan.world_size(); ++gpu) {
+    GpuProgram p(plan, gpu);
+    Op op;
+    while (p.next(op)) {
+      if (op.kind != OpKind::attention_fwd && op.kind != OpKind::attention_bwd) continue;
+      const std::int64_t want = layer_attention_window(m, op.layer);
+      EXPECT_EQ(op.shape.attention.window, want) << "layer " << op.layer;
+      ++seen[want > 0 ? 1 : 0];
+    }
+  }
+  EXPECT_GT(seen[0], 0);
+  EXPECT_EQ(seen[0], seen[1]);
 }
 
 // Models the closed form does not cover (GQA, SwiGLU, experts, selective
