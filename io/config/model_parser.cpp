@@ -8,7 +8,10 @@ namespace pf::config {
 namespace {
 
 const EnumNames<models::Activation> kActivations{{"gelu", models::Activation::gelu},
-                                                  {"swiglu", models::Activation::swiglu}};
+                                                  {"swiglu", models::Activation::swiglu},
+                                                  {"geglu", models::Activation::geglu},
+                                                  {"relu", models::Activation::relu},
+                                                  {"squared_relu", models::Activation::squared_relu}};
 const EnumNames<models::Norm> kNorms{{"layernorm", models::Norm::layernorm}, {"rmsnorm", models::Norm::rmsnorm}};
 
 const ConfigNode& at(const MapReader& r, const char* key) { return nearest_node(r.node(), key); }

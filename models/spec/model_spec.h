@@ -8,7 +8,11 @@
 
 namespace pf::models {
 
-enum class Activation { gelu, swiglu };
+// The MLP's activation. Gated ones (SwiGLU, GeGLU) multiply the activated
+// gate by a second projection: fc1 is twice as wide. ReLU and squared ReLU
+// (Nemotron, Primer) are priced as GeLU is: one elementwise kernel over the
+// ffn width each way.
+enum class Activation { gelu, swiglu, geglu, relu, squared_relu };
 enum class Norm { layernorm, rmsnorm };
 
 struct MoeSpec {

@@ -28,7 +28,7 @@ ArchTraits arch_traits(const ModelSpec& model) {
   t.bias = gpt_style;
   t.learned_positions = gpt_style;
   t.dropout = gpt_style;
-  t.gated_mlp = model.activation == Activation::swiglu;
+  t.gated_mlp = model.activation == Activation::swiglu || model.activation == Activation::geglu;
   t.norm_params_per_dim = gpt_style ? 2 : 1;
   return t;
 }

@@ -199,7 +199,7 @@ SOURCE_DEFAULTS = {
         "zero_stage 1 (NeMo GPT/Llama training configs of the time use distributed_fused_adam)",
         "recompute none (not stated; NeMo's default activations_checkpoint_granularity is null)",
         "vp > 1 -> interleaved schedule with virtual_stages = vp",
-        "Nemotron's squared-ReLU MLP run as a GeLU-shaped (non-gated, two-matrix) MLP: same GEMMs and FLOPs",
+        "Nemotron's squared-ReLU MLP as model.activation squared_relu (priced as GeLU: two matrices, one fused kernel)",
         "norm/tied embeddings from the NeMo 2.0 configs: GPT3 layernorm + tied, Llama rmsnorm untied, Nemotron layernorm untied",
     ],
     "megatron-bridge-25.11-perf-summary": [
@@ -640,10 +640,7 @@ def _model(row):
         return str(MODELS_DIR / "deepseek-v3.yaml"), ([] if "w/ MTP" in name else ["model.mtp_layers=0"])
     L, h, a, g, V, ffn = _dims(row)
     act = r["activation"]
-    if act == "squared_relu":
-        act = "gelu"
-        row.assumptions.append("squared-ReLU MLP as GeLU-shaped MLP")
-    if act not in ("gelu", "swiglu"):
+    if act not in ("gelu", "swiglu", "geglu", "relu", "squared_relu"):
         _unsupported(row, f"activation {act}")
         return None, []
     m = {"name": name, "layers": L, "hidden_size": h, "ffn_hidden_size": ffn, "num_attention_heads": a,

@@ -67,6 +67,14 @@ TEST(ConfigModelParser, ReadsKeysAndDefaults) {
   EXPECT_EQ(model(kModel).num_kv_heads, 8);
 }
 
+TEST(ConfigModelParser, ReadsEveryActivation) {
+  for (auto [name, want] : {std::pair{"gelu", models::Activation::gelu}, {"swiglu", models::Activation::swiglu},
+                            {"geglu", models::Activation::geglu}, {"relu", models::Activation::relu},
+                            {"squared_relu", models::Activation::squared_relu}}) {
+    EXPECT_EQ(model(std::string(kModel) + "activation: " + name + "\n").activation, want) << name;
+  }
+}
+
 TEST(ConfigModelParser, RejectsImpossibleShapes) {
   EXPECT_EQ(config_error([] { model(std::string(kModel) + "num_kv_heads: 3\n"); }),
             "m.yaml:7: model.num_kv_heads: expected a divisor of num_attention_heads (8), found 3");

@@ -98,7 +98,8 @@ ParameterCount count_parameters(const models::ModelSpec& m) {
   } else {
     attention = h * hd * (m.num_attention_heads + 2.0 * m.num_kv_heads) + m.num_attention_heads * hd * h;
   }
-  const double matrices = m.activation == models::Activation::swiglu ? 3 : 2;
+  const bool gated = m.activation == models::Activation::swiglu || m.activation == models::Activation::geglu;
+  const double matrices = gated ? 3 : 2;
   const double dense_mlp = matrices * h * static_cast<double>(m.ffn_hidden_size);
   ParameterCount count;
   const double embeddings = static_cast<double>(m.vocab_size) * h * (m.tied_embeddings ? 1 : 2);

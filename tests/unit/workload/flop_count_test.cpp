@@ -195,6 +195,23 @@ TEST(FlopCount, SlidingWindowReachesTheAttentionOpsOfItsLayers) {
   EXPECT_EQ(seen[0], seen[1]);
 }
 
+// The activation sets the MLP's shape only: the gated ones (SwiGLU, GeGLU)
+// count a third h x ffn matrix, the others (GeLU, ReLU, squared ReLU) two.
+TEST(FlopCount, ActivationsCountTheirMatrices) {
+  const ParallelismSpec par = to_par(Plan{1, 1, 1, 1, 1, false, Recompute::none});
+  const TrainingSpec t = small_training(16, 128);
+  auto flops = [&](Activation a) {
+    ModelSpec m = tiny_gpt(4);
+    m.activation = a;
+    return count_flops(m, par, t).model_flops;
+  };
+  const double B = 16, s = 128, l = 4, h = 256, ffn = 1024;
+  EXPECT_DOUBLE_EQ(flops(Activation::relu), flops(Activation::gelu));
+  EXPECT_DOUBLE_EQ(flops(Activation::squared_relu), flops(Activation::gelu));
+  EXPECT_DOUBLE_EQ(flops(Activation::geglu), flops(Activation::swiglu));
+  EXPECT_NEAR(flops(Activation::swiglu) - flops(Activation::gelu), 3 * B * l * 2 * s * h * ffn, 1e-6);
+}
+
 // Models the closed form does not cover (GQA, SwiGLU, experts, selective
 // recomputation): the op stream and the architecture count still agree.
 TEST(FlopCount, GeneratorAgreesWithCountForMoeAndSelective) {
