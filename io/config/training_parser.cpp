@@ -130,6 +130,11 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.recompute = r.get_enum_or("recompute", models::Recompute::none, kRecompute);
   if (const ConfigNode* modules = r.find("recompute_modules"))
     t.recompute_modules = parse_recompute_modules(*modules, t.recompute);
+  t.recompute_num_layers = static_cast<int>(r.get_int_or("recompute_num_layers", 0, 0, kIntMax));
+  if (t.recompute_num_layers > 0 && t.recompute != models::Recompute::full) {
+    fail_expected(nearest_node(r.node(), "recompute_num_layers"), "0 unless recompute is full",
+                  std::to_string(t.recompute_num_layers));
+  }
   t.dtype = r.get_enum_or("dtype", models::Dtype::bf16, kTrainingDtypes);
   t.overlap_grad_reduce = r.get_bool_or("overlap_grad_reduce", true);
   t.overlap_param_gather = r.get_bool_or("overlap_param_gather", true);

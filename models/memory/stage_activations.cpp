@@ -47,10 +47,14 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
   if (plan.training().cpu_offload_layers > 0) return offloaded_stage(plan, opt);
   const ModelSpec& model = plan.model();
   const workload::LocalDims& dims = plan.dims();
-  Recompute rc = plan.training().recompute;
+  const TrainingSpec& train = plan.training();
+  Recompute rc = train.recompute;
   int chunks = plan.chunks();
   // Activations one micro-batch leaves in each chunk, and the transient extra
-  // its backward needs.
+  // its backward needs over them: the backward frees its layers last to
+  // first, so layer j's rebuilt tensors come beside layers 0..j's only
+  // (with recompute_num_layers the recomputed first layers come last, when the
+  // kept ones are already freed).
   std::vector<double> held(static_cast<std::size_t>(chunks), 0), working(held.size(), 0), host(held.size(), 0);
   ActivationOptions on_gpu = opt;  // what stays with the modules' inputs kept on the GPU
   on_gpu.offload = {};
@@ -58,16 +62,20 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
     auto ci = static_cast<std::size_t>(c);
     int vstage = plan.split().vstage(stage, c);
     int first = plan.split().first_layer(vstage);
+    double layers = 0, transient = 0;  // layers 0..j of the chunk; the most held during a layer's backward
     for (int layer = first; layer < first + plan.split().layer_count(vstage); ++layer) {
       bool moe = workload::layer_is_moe(model, layer);
-      held[ci] += layer_activation_bytes(model, dims, moe, rc, opt);
-      if (opt.offload.any()) host[ci] += layer_activation_bytes(model, dims, moe, rc, on_gpu) - layer_activation_bytes(model, dims, moe, rc, opt);
-      working[ci] = std::max(working[ci], recompute_working_bytes(model, dims, moe, rc, opt));
+      const Recompute lrc = train.layer_recompute(layer - first);  // training.recompute_num_layers
+      layers += layer_activation_bytes(model, dims, moe, lrc, opt);
+      if (opt.offload.any()) host[ci] += layer_activation_bytes(model, dims, moe, lrc, on_gpu) - layer_activation_bytes(model, dims, moe, lrc, opt);
+      transient = std::max(transient, layers + recompute_working_bytes(model, dims, moe, lrc, opt));
     }
+    held[ci] = layers;
     if (vstage == 0) held[ci] += embedding_activation_bytes(model, dims);
     if (vstage == plan.vstages() - 1) {
       held[ci] += head_activation_bytes(model, dims) + model.mtp_layers * mtp_activation_bytes(model, dims, rc, opt);
     }
+    working[ci] = std::max(0.0, transient - layers);
   }
   workload::StageSchedule schedule(plan.parallelism().pp, stage, plan.microbatches(), chunks);
   StageActivations out;

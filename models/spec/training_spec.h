@@ -161,6 +161,16 @@ struct TrainingSpec {
     return recompute == Recompute::selective ? recompute_modules : RecomputeModules{0};
   }
   bool recomputes(RecomputeModules::Module m) const { return selective_modules().has(m); }
+  // With recompute: full, how many layers of each virtual pipeline chunk are
+  // recomputed, the chunk's first ones (Megatron-Core's --recompute-method
+  // block --recompute-num-layers); the others keep their activations. 0 = all.
+  int recompute_num_layers = 0;
+  // The recomputation that layer `index_in_chunk` (0-based, within its
+  // virtual pipeline chunk) runs: `recompute`, or none past recompute_num_layers.
+  Recompute layer_recompute(int index_in_chunk) const {
+    const bool past = recompute == Recompute::full && recompute_num_layers > 0 && index_in_chunk >= recompute_num_layers;
+    return past ? Recompute::none : recompute;
+  }
   Dtype dtype = Dtype::bf16;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;

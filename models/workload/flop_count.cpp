@@ -1,7 +1,9 @@
 #include "models/workload/flop_count.h"
 
 #include <algorithm>
+#include <vector>
 
+#include "models/workload/layer_split.h"
 #include "models/workload/model_dims.h"
 
 namespace pf::models::workload {
@@ -112,6 +114,18 @@ double selective_recomputed(const ModelSpec& model, const TrainingSpec& train, b
   return r;
 }
 
+// Each layer's place in its virtual pipeline chunk (what
+// training.recompute_num_layers counts).
+std::vector<int> index_in_chunk(const ModelSpec& model, const ParallelismSpec& par) {
+  const int chunks = par.pipeline_schedule == PipelineSchedule::interleaved ? std::max(1, par.virtual_stages) : 1;
+  const LayerSplit split(model.layers, par.pp, chunks, par.layers_per_stage);
+  std::vector<int> index(static_cast<std::size_t>(model.layers), 0);
+  for (int v = 0; v < split.vstages(); ++v) {
+    for (int i = 0; i < split.layer_count(v); ++i) index[static_cast<std::size_t>(split.first_layer(v) + i)] = i;
+  }
+  return index;
+}
+
 }  // namespace
 
 LayerFlops layer_forward_flops(const ModelSpec& model, int layer, std::int64_t seq) {
@@ -137,12 +151,14 @@ double lm_head_forward_flops(const ModelSpec& model, std::int64_t seq) {
 FlopCount count_flops(const ModelSpec& model, const ParallelismSpec& par, const TrainingSpec& train) {
   double forward = lm_head_forward_flops(model, train.seq_length);
   double recomputed = 0;
+  const std::vector<int> index = index_in_chunk(model, par);
   for (int layer = 0; layer < model.layers; ++layer) {
     LayerFlops f = layer_forward_flops(model, layer, train.seq_length);
     forward += f.total();
-    // Full recomputation re-runs every layer's forward (not the LM head);
-    // selective re-runs the modules of recompute_modules.
-    if (train.recompute == Recompute::full) recomputed += f.total();
+    // Full recomputation re-runs the forward of every layer (or of each
+    // chunk's first recompute_num_layers), not the LM head; selective re-runs
+    // the modules of recompute_modules.
+    if (train.layer_recompute(index[static_cast<std::size_t>(layer)]) == Recompute::full) recomputed += f.total();
     recomputed += selective_recomputed(model, train, layer_is_moe(model, layer), f);
     if (train.recompute == Recompute::selective_op) {
       recomputed += op_selective_recomputed(model, static_cast<double>(train.seq_length));

@@ -3,6 +3,7 @@
 // gpu_program_epilogue.cpp.
 #include "models/workload/gpu_program.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -114,7 +115,9 @@ void GpuProgram::begin_step() {
   layers_ = plan_->split().layer_count(vstage_);
   // Multi-token-prediction modules follow the head on the last virtual stage.
   mtp_units_ = vstage_ == plan_->vstages() - 1 ? plan_->model().mtp_layers : 0;
-  unit_count_ = 2 + layers_ * ((!step_.forward && recompute_units_) ? 2 : 1) + mtp_units_;
+  const int limit = plan_->training().recompute_num_layers;
+  recomputed_layers_ = !recompute_units_ ? 0 : limit > 0 ? std::min(limit, layers_) : layers_;
+  unit_count_ = 2 + layers_ + (step_.forward ? 0 : recomputed_layers_) + mtp_units_;
   unit_index_ = 0;
   input_id_ = kNoOp;
   in_step_ = true;
@@ -134,9 +137,9 @@ void GpuProgram::end_step() {
 }
 
 // Forward: embedding or recv, layers, head or send, MTP modules.
-// Backward: MTP modules (last first), head or recv, layers (last first, each
-// after its recomputation), embedding or send. MTP modules are numbered as
-// layers after the model's last one.
+// Backward: MTP modules (last first), head or recv, layers (last first; the
+// chunk's first recomputed_layers_ each after its recomputation), embedding or
+// send. MTP modules are numbered as layers after the model's last one.
 GpuProgram::StepUnit GpuProgram::unit_at(int u) const {
   using K = StepUnit::Kind;
   int last_vstage = plan_->vstages() - 1;
@@ -155,9 +158,10 @@ GpuProgram::StepUnit GpuProgram::unit_at(int u) const {
   }
   int i = u - first - 1;
   if (step_.forward) return {K::layer, first_layer_ + i};
-  int per_layer = recompute_units_ ? 2 : 1;
-  int layer = first_layer_ + layers_ - 1 - i / per_layer;
-  return {(recompute_units_ && i % 2 == 0) ? K::recompute : K::layer, layer};
+  const int kept = layers_ - recomputed_layers_;  // the chunk's last layers, backward first
+  if (i < kept) return {K::layer, first_layer_ + layers_ - 1 - i};
+  const int k = i - kept;
+  return {k % 2 == 0 ? K::recompute : K::layer, first_layer_ + recomputed_layers_ - 1 - k / 2};
 }
 
 const Unit& GpuProgram::template_of(const StepUnit& su, bool forward) const {
@@ -176,7 +180,7 @@ const Unit& GpuProgram::template_of(const StepUnit& su, bool forward) const {
 bool GpuProgram::is_param_unit(const StepUnit& su) const {
   using K = StepUnit::Kind;
   if (su.kind == K::recv || su.kind == K::send) return false;
-  return !(su.kind == K::layer && !step_.forward && recompute_units_);
+  return !(su.kind == K::layer && !step_.forward && su.layer - first_layer_ < recomputed_layers_);
 }
 
 void GpuProgram::start_unit(const StepUnit& su) {

@@ -110,6 +110,9 @@ class GpuProgram {
   int step_index_ = 0;
   ScheduleStep step_{};
   int vstage_ = 0, first_layer_ = 0, layers_ = 0, mtp_units_ = 0;
+  // Layers of this step's chunk that re-run their forward as a unit before
+  // their backward: its first recomputed_layers_ (training.recompute_num_layers).
+  int recomputed_layers_ = 0;
   int unit_index_ = 0, unit_count_ = 0;
   bool gather_step_ = false, reduce_step_ = false;
 

@@ -242,6 +242,24 @@ TEST(TrainingPhysics, TritonFlashAttentionSlowsAttentionOnly) {
   EXPECT_NEAR(b.step_time_s - a.step_time_s, added, 1e-9);
 }
 
+// training.recompute_num_layers on one GPU (16 layers, no overlap): the
+// step grows by N / 16 of what full recomputation adds, N layers' forward
+// re-run; 16 is full recomputation to the nanosecond.
+TEST(TrainingPhysics, RecomputeNumLayersAddsItsLayersForward) {
+  const std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
+                                        "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
+                                        "training.host_overhead_us=0", "training.global_batch_size=2"};
+  auto none = one, full = one, four = one, all = one;
+  full.push_back("training.recompute=full");
+  four.insert(four.end(), {"training.recompute=full", "training.recompute_num_layers=4"});
+  all.insert(all.end(), {"training.recompute=full", "training.recompute_num_layers=16"});
+  const RunResult a = run(none), b = run(full), c = run(four), d = run(all);
+  const double added = b.step_time_s - a.step_time_s;
+  ASSERT_GT(added, 0);
+  EXPECT_NEAR(c.step_time_s - a.step_time_s, added * 4 / 16, 1e-6 * added);
+  EXPECT_NEAR(d.step_time_s, b.step_time_s, 1e-12);
+}
+
 // Sliding-window attention on one GPU: a window as long as the sequence is
 // full causal attention to the nanosecond; a 1,024-key window over 16,384
 // keys computes, per 128-row query tile, the 9 key tiles of its band (8 past

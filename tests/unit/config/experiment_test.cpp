@@ -261,6 +261,19 @@ TEST(ConfigExperimentLoader, SlidingWindowTakesItsLayersAndFlashKernels) {
             std::string::npos);
 }
 
+TEST(ConfigExperimentLoader, RecomputeNumLayersNeedsFullRecomputation) {
+  TempDir dir;
+  std::string exp = write_experiment(
+      dir, replace_text(kExperimentYaml, "  seq_length: 128\n", "  seq_length: 128\n  recompute_num_layers: 1\n"));
+  EXPECT_EQ(config_error([&] { load_experiment(exp); }),
+            exp + ":11: training.recompute_num_layers: expected 0 unless recompute is full, found 1");
+  exp = write_experiment(dir, replace_text(kExperimentYaml, "  seq_length: 128\n",
+                                           "  seq_length: 128\n  recompute: full\n  recompute_num_layers: 1\n"));
+  EXPECT_EQ(load_experiment(exp).training.recompute_num_layers, 1);
+  EXPECT_EQ(load_experiment(exp).training.layer_recompute(1), models::Recompute::none);
+  EXPECT_EQ(load_experiment(exp).training.layer_recompute(0), models::Recompute::full);
+}
+
 TEST(ConfigExperimentLoader, ExpertParallelismNeedsExperts) {
   TempDir dir;
   std::string text = replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 1\n  ep: 2\n");

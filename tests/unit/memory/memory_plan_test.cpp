@@ -119,6 +119,34 @@ TEST(MemoryPlan, UnfusedAttentionHoldsKorthikantisScoreTerm) {
   EXPECT_DOUBLE_EQ(u.stages[0].activations - f.stages[0].activations, layers * (5 * a * s * s * b - 4 * a * s * b));
 }
 
+// training.recompute_num_layers (Megatron's --recompute-method block): one
+// GPU, 4 layers, the first N recomputed in full. A micro-batch leaves N layer
+// inputs I and 4 - N whole layers W; the backward frees the kept layers
+// before it rebuilds the first ones, so a rebuilt layer (W) comes beside N
+// inputs only and adds nothing while a layer is kept whole. N = 0 or 4 is full
+// recomputation: 4 I, plus W while the last layer is rebuilt.
+TEST(MemoryPlan, RecomputeNumLayersKeepsTheOtherLayersWhole) {
+  const ActivationOptions opt{true, {}};
+  auto plan_with = [&](Recompute rc, int n) {
+    return one_gpu_plan(tiny_gpt(4), [&](TrainingSpec& t) {
+      t.recompute = rc;
+      t.recompute_num_layers = n;
+    });
+  };
+  auto peak = [&](Recompute rc, int n) { return stage_activations(plan_with(rc, n), 0, opt).peak_bytes; };
+  const double full = peak(Recompute::full, 0);
+  EXPECT_DOUBLE_EQ(peak(Recompute::full, 4), full);
+  EXPECT_DOUBLE_EQ(peak(Recompute::full, 9), full);
+  const WorkloadPlan p = plan_with(Recompute::full, 1);
+  const double whole = layer_activation_bytes(p.model(), p.dims(), false, Recompute::none, opt);
+  const double input = layer_activation_bytes(p.model(), p.dims(), false, Recompute::full, opt);
+  ASSERT_LT(input, whole);
+  const double none = peak(Recompute::none, 0), one = peak(Recompute::full, 1), three = peak(Recompute::full, 3);
+  EXPECT_NEAR(none - one, whole - input, 1e-9 * none);
+  EXPECT_NEAR(one - three, 2 * (whole - input), 1e-9 * none);
+  EXPECT_NEAR(full - three, input, 1e-9 * none);
+}
+
 // training.dtype fp8 reaches the activation model: the plan keeps the linear
 // layers' inputs as their one-byte FP8 copies (activation_memory.h).
 TEST(MemoryPlan, Fp8TrainingKeepsFp8LinearInputs) {

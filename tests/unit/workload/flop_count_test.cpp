@@ -195,6 +195,33 @@ TEST(FlopCount, SlidingWindowReachesTheAttentionOpsOfItsLayers) {
   EXPECT_EQ(seen[0], seen[1]);
 }
 
+// training.recompute_num_layers: full recomputation of each virtual
+// pipeline chunk's first N layers only. 8 layers over pp 2 x 2 chunks (2 per
+// chunk) with N = 1: half the layers re-run their forward, so the hardware
+// FLOPs exceed the model's by half a full recomputation's; the op stream,
+// every GPU walked, sums to the same.
+TEST(FlopCount, RecomputeNumLayersRecomputesEachChunksFirstLayers) {
+  const ModelSpec m = tiny_gpt(8);
+  const ParallelismSpec par = to_par(Plan{2, 1, 1, 2, 2, true, Recompute::full});
+  TrainingSpec t = small_training(16, 128);
+  t.recompute = Recompute::full;
+  const FlopCount full = count_flops(m, par, t);
+  t.recompute_num_layers = 1;
+  const FlopCount half = count_flops(m, par, t);
+  EXPECT_DOUBLE_EQ(half.model_flops, full.model_flops);
+  const double head = 3 * 16 * lm_head_forward_flops(m, 128);  // counted in the model FLOPs, never recomputed
+  EXPECT_NEAR(half.hardware_flops - half.model_flops, (full.hardware_flops - full.model_flops) / 2,
+              1e-12 * full.hardware_flops);
+  EXPECT_GT(half.model_flops, head);
+  const Sums got = sum_program_flops(WorkloadPlan(m, par, t));
+  EXPECT_NEAR(got.model, half.model_flops, 1e-12 * half.model_flops);
+  EXPECT_NEAR(got.hardware, half.hardware_flops, 1e-12 * half.hardware_flops);
+  // As many layers as a chunk holds (or more) is full recomputation.
+  t.recompute_num_layers = 2;
+  EXPECT_DOUBLE_EQ(count_flops(m, par, t).hardware_flops, full.hardware_flops);
+  EXPECT_NEAR(sum_program_flops(WorkloadPlan(m, par, t)).hardware, full.hardware_flops, 1e-12 * full.hardware_flops);
+}
+
 // The activation sets the MLP's shape only: the gated ones (SwiGLU, GeGLU)
 // count a third h x ffn matrix, the others (GeLU, ReLU, squared ReLU) two.
 TEST(FlopCount, ActivationsCountTheirMatrices) {
