@@ -26,10 +26,10 @@ enum class UnitId : std::uint8_t {
   moe_window_fwd, moe_window_bwd, moe_window_recompute,
   count_
 };
+inline constexpr int kUnitIdCount = static_cast<int>(UnitId::count_);
 
 // Which pass over a transformer layer a unit is.
 enum class LayerPass : std::uint8_t { fwd, bwd, recompute };
-inline constexpr int kUnitIdCount = static_cast<int>(UnitId::count_);
 
 // Megatron-Core DDP's default gradient bucket in parameters for a data-parallel
 // (x context-parallel) group of dp_cp ranks: max(40M, 1M x dp_cp).
