@@ -146,6 +146,10 @@ struct ParallelismSpec {
   bool sequence_parallel = false;
   PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;
+  // Model chunks per pipeline rank: virtual_stages under the interleaved schedule, else 1.
+  int chunks() const {
+    return pipeline_schedule == PipelineSchedule::interleaved && virtual_stages > 1 ? virtual_stages : 1;
+  }
   int zero_stage = 0;                   // 0..3
   std::vector<int> layers_per_stage;    // empty = spread evenly; else pp*virtual_stages entries
 };

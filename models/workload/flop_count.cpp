@@ -117,8 +117,7 @@ double selective_recomputed(const ModelSpec& model, const TrainingSpec& train, b
 // Each layer's place in its virtual pipeline chunk (what
 // training.recompute_num_layers counts).
 std::vector<int> index_in_chunk(const ModelSpec& model, const ParallelismSpec& par) {
-  const int chunks = par.pipeline_schedule == PipelineSchedule::interleaved ? std::max(1, par.virtual_stages) : 1;
-  const LayerSplit split(model.layers, par.pp, chunks, par.layers_per_stage);
+  const LayerSplit split(model.layers, par.pp, par.chunks(), par.layers_per_stage);
   std::vector<int> index(static_cast<std::size_t>(model.layers), 0);
   for (int v = 0; v < split.vstages(); ++v) {
     for (int i = 0; i < split.layer_count(v); ++i) index[static_cast<std::size_t>(split.first_layer(v) + i)] = i;

@@ -14,10 +14,6 @@
 namespace pf::models::workload {
 namespace {
 
-int chunks_of(const ParallelismSpec& par) {
-  return par.pipeline_schedule == PipelineSchedule::interleaved ? std::max(1, par.virtual_stages) : 1;
-}
-
 void require(bool ok, const std::string& key, const std::string& expected, const std::string& found) {
   if (!ok) throw ConfigError(key + ": expected " + expected + ", found " + found);
 }
@@ -31,7 +27,7 @@ WorkloadPlan::WorkloadPlan(const ModelSpec& model, const ParallelismSpec& par, c
       par_(par),
       train_(train),
       layout_(par),
-      split_(model.layers, par.pp, chunks_of(par), par.layers_per_stage),
+      split_(model.layers, par.pp, par.chunks(), par.layers_per_stage),
       dims_(local_dims(model, par, train)) {
   validate();
   microbatches_ = static_cast<int>(train_.global_batch_size / (train_.micro_batch_size * par_.dp));
@@ -68,7 +64,7 @@ void WorkloadPlan::validate() const {
   require(par_.virtual_stages >= 1, "parallelism.virtual_stages", ">= 1", str(par_.virtual_stages));
   require(par_.virtual_stages == 1 || par_.pipeline_schedule == PipelineSchedule::interleaved,
           "parallelism.virtual_stages", "1 unless pipeline_schedule is interleaved", str(par_.virtual_stages));
-  require(chunks_of(par_) == 1 || par_.pp > 1, "parallelism.virtual_stages", "1 when pp = 1",
+  require(par_.chunks() == 1 || par_.pp > 1, "parallelism.virtual_stages", "1 when pp = 1",
           str(par_.virtual_stages));
   const TrainingSpec& t = train_;
   require(t.grad_reduce_collective != GradReduceCollective::reduce_scatter || par_.zero_stage >= 1,
@@ -103,10 +99,6 @@ void WorkloadPlan::validate() const {
             "model.mla", "kv_lora_rank, qk_nope_head_dim, v_head_dim > 0 and qk_rope_head_dim, q_lora_rank >= 0",
             "kv_lora_rank=" + str(m.mla->kv_lora_rank));
   }
-  require(!m.sliding_window || par_.cp == 1, "parallelism.cp",
-          "1 with model.sliding_window (ring attention over a window is not modelled)", str(par_.cp));
-  require(!m.sliding_window || train_.attention != AttentionKernel::unfused, "training.attention",
-          "a flash kernel with model.sliding_window (unfused attention over a window is not modelled)", "unfused");
   bool moe = m.moe.has_value() && m.moe->num_experts > 0;
   require(moe || par_.ep == 1, "parallelism.ep", "1 for a model without experts", str(par_.ep));
   if (moe) {
