@@ -13,6 +13,8 @@ const EnumNames<models::Recompute> kRecompute{{"none", models::Recompute::none},
                                                {"selective", models::Recompute::selective},
                                                {"full", models::Recompute::full},
                                                {"selective_op", models::Recompute::selective_op}};
+const EnumNames<models::RecomputeMethod> kRecomputeMethod{{"block", models::RecomputeMethod::block},
+                                                          {"uniform", models::RecomputeMethod::uniform}};
 // Training precisions (tf32/fp32 peaks exist in hardware files but are not training dtypes here).
 const EnumNames<models::Dtype> kTrainingDtypes{{"bf16", models::Dtype::bf16},
                                                 {"fp16", models::Dtype::fp16},
@@ -134,6 +136,12 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   if (t.recompute_num_layers > 0 && t.recompute != models::Recompute::full) {
     fail_expected(nearest_node(r.node(), "recompute_num_layers"), "0 unless recompute is full",
                   std::to_string(t.recompute_num_layers));
+  }
+  if (const ConfigNode* method = r.find("recompute_method")) {
+    t.recompute_method = r.get_enum_or("recompute_method", models::RecomputeMethod::block, kRecomputeMethod);
+    if (t.recompute != models::Recompute::full) {
+      fail_expected(*method, "recompute: full beside recompute_method", "recompute_method without it");
+    }
   }
   t.dtype = r.get_enum_or("dtype", models::Dtype::bf16, kTrainingDtypes);
   t.overlap_grad_reduce = r.get_bool_or("overlap_grad_reduce", true);

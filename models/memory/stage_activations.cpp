@@ -54,7 +54,8 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
   // its backward needs over them: the backward frees its layers last to
   // first, so layer j's rebuilt tensors come beside layers 0..j's only
   // (with recompute_num_layers the recomputed first layers come last, when the
-  // kept ones are already freed).
+  // kept ones are already freed). Under the uniform method a group of layers
+  // keeps one input and its backward rebuilds the whole group at once.
   std::vector<double> held(static_cast<std::size_t>(chunks), 0), working(held.size(), 0), host(held.size(), 0);
   ActivationOptions on_gpu = opt;  // what stays with the modules' inputs kept on the GPU
   on_gpu.offload = {};
@@ -63,12 +64,21 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
     int vstage = plan.split().vstage(stage, c);
     int first = plan.split().first_layer(vstage);
     double layers = 0, transient = 0;  // layers 0..j of the chunk; the most held during a layer's backward
-    for (int layer = first; layer < first + plan.split().layer_count(vstage); ++layer) {
+    double rebuilt = 0;                // what the current recompute group's backward rebuilds
+    const int group = train.recompute_group(), count = plan.split().layer_count(vstage);
+    for (int j = 0; j < count; ++j) {
+      const int layer = first + j;
       bool moe = workload::layer_is_moe(model, layer);
-      const Recompute lrc = train.layer_recompute(layer - first);  // training.recompute_num_layers
-      layers += layer_activation_bytes(model, dims, moe, lrc, opt);
-      if (opt.offload.any()) host[ci] += layer_activation_bytes(model, dims, moe, lrc, on_gpu) - layer_activation_bytes(model, dims, moe, lrc, opt);
-      transient = std::max(transient, layers + recompute_working_bytes(model, dims, moe, lrc, opt));
+      const Recompute lrc = train.layer_recompute(j);  // training.recompute_num_layers
+      if (j % group == 0) {  // the layer whose input is checkpointed (every layer unless uniform)
+        layers += layer_activation_bytes(model, dims, moe, lrc, opt);
+        if (opt.offload.any()) host[ci] += layer_activation_bytes(model, dims, moe, lrc, on_gpu) - layer_activation_bytes(model, dims, moe, lrc, opt);
+      }
+      rebuilt += recompute_working_bytes(model, dims, moe, lrc, opt);
+      if ((j + 1) % group == 0 || j == count - 1) {
+        transient = std::max(transient, layers + rebuilt);
+        rebuilt = 0;
+      }
     }
     held[ci] = layers;
     if (vstage == 0) held[ci] += embedding_activation_bytes(model, dims);

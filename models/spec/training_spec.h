@@ -1,6 +1,7 @@
 // How the model is trained and split (io/config/README.md: parallelism, training).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,12 @@ enum class PipelineSchedule { one_f_one_b, interleaved };
 // every other matmul of a block and of attention are kept, everything else of
 // the block's forward re-runs in its backward (models/workload/README.md).
 enum class Recompute { none, selective, full, selective_op };
+// How full recomputation places its checkpoints in a virtual pipeline chunk
+// (Megatron-Core's --recompute-method with --recompute-num-layers N): block
+// re-runs the chunk's first N layers one by one and keeps the others' whole
+// activations; uniform re-runs every layer, N at a time, keeping one input per
+// group of N (transformer_block.py, _checkpointed_forward).
+enum class RecomputeMethod { block, uniform };
 // What Megatron's selective recomputation re-runs (Megatron-Core's
 // --recompute-modules, transformer_config.py; default core_attn). core_attn
 // checkpoints the core attention; layernorm, moe_act and mla_up_proj discard
@@ -169,11 +176,21 @@ struct TrainingSpec {
   // recomputed, the chunk's first ones (Megatron-Core's --recompute-method
   // block --recompute-num-layers); the others keep their activations. 0 = all.
   int recompute_num_layers = 0;
+  // block (above) or uniform: every layer re-runs, in groups of
+  // recompute_num_layers (0 counts as 1) that share one checkpointed input.
+  RecomputeMethod recompute_method = RecomputeMethod::block;
   // The recomputation that layer `index_in_chunk` (0-based, within its
   // virtual pipeline chunk) runs: `recompute`, or none past recompute_num_layers.
   Recompute layer_recompute(int index_in_chunk) const {
-    const bool past = recompute == Recompute::full && recompute_num_layers > 0 && index_in_chunk >= recompute_num_layers;
+    const bool past = recompute == Recompute::full && recompute_method == RecomputeMethod::block &&
+                      recompute_num_layers > 0 && index_in_chunk >= recompute_num_layers;
     return past ? Recompute::none : recompute;
+  }
+  // Layers re-run together from one checkpointed input: 1 except under
+  // uniform full recomputation.
+  int recompute_group() const {
+    const bool uniform = recompute == Recompute::full && recompute_method == RecomputeMethod::uniform;
+    return uniform ? std::max(1, recompute_num_layers) : 1;
   }
   Dtype dtype = Dtype::bf16;
   bool overlap_grad_reduce = true;

@@ -115,8 +115,10 @@ void GpuProgram::begin_step() {
   layers_ = plan_->split().layer_count(vstage_);
   // Multi-token-prediction modules follow the head on the last virtual stage.
   mtp_units_ = vstage_ == plan_->vstages() - 1 ? plan_->model().mtp_layers : 0;
-  const int limit = plan_->training().recompute_num_layers;
-  recomputed_layers_ = !recompute_units_ ? 0 : limit > 0 ? std::min(limit, layers_) : layers_;
+  const TrainingSpec& train = plan_->training();
+  const bool block = train.recompute_method == RecomputeMethod::block && train.recompute_num_layers > 0;
+  recomputed_layers_ = !recompute_units_ ? 0 : block ? std::min(train.recompute_num_layers, layers_) : layers_;
+  recompute_group_ = train.recompute_group();
   unit_count_ = 2 + layers_ + (step_.forward ? 0 : recomputed_layers_) + mtp_units_;
   unit_index_ = 0;
   input_id_ = kNoOp;
@@ -138,8 +140,10 @@ void GpuProgram::end_step() {
 
 // Forward: embedding or recv, layers, head or send, MTP modules.
 // Backward: MTP modules (last first), head or recv, layers (last first; the
-// chunk's first recomputed_layers_ each after its recomputation), embedding or
-// send. MTP modules are numbered as layers after the model's last one.
+// chunk's first recomputed_layers_ after their recomputation, a group of
+// recompute_group_ at a time: the group's forwards in order, then its
+// backwards last first), embedding or send. MTP modules are numbered as
+// layers after the model's last one.
 GpuProgram::StepUnit GpuProgram::unit_at(int u) const {
   using K = StepUnit::Kind;
   int last_vstage = plan_->vstages() - 1;
@@ -160,8 +164,19 @@ GpuProgram::StepUnit GpuProgram::unit_at(int u) const {
   if (step_.forward) return {K::layer, first_layer_ + i};
   const int kept = layers_ - recomputed_layers_;  // the chunk's last layers, backward first
   if (i < kept) return {K::layer, first_layer_ + layers_ - 1 - i};
-  const int k = i - kept;
-  return {k % 2 == 0 ? K::recompute : K::layer, first_layer_ + recomputed_layers_ - 1 - k / 2};
+  // Groups of recompute_group_ layers from the chunk's first, the last one
+  // possibly shorter; the backward takes them last first.
+  const int g = recompute_group_;
+  const int tail = recomputed_layers_ - g * ((recomputed_layers_ - 1) / g);  // the last group's size
+  int k = i - kept, start = recomputed_layers_ - tail, size = tail;
+  if (k >= 2 * tail) {
+    k -= 2 * tail;
+    start -= (k / (2 * g) + 1) * g;
+    size = g;
+    k %= 2 * g;
+  }
+  if (k < size) return {K::recompute, first_layer_ + start + k};
+  return {K::layer, first_layer_ + start + size - 1 - (k - size)};
 }
 
 const Unit& GpuProgram::template_of(const StepUnit& su, bool forward) const {
@@ -176,11 +191,16 @@ const Unit& GpuProgram::template_of(const StepUnit& su, bool forward) const {
   return plan_->unit(plan_->layer_unit(su.layer, forward ? LayerPass::fwd : LayerPass::bwd));
 }
 
-// A layer's backward after its recomputation reuses the parameters gathered for it.
+// A layer's backward right after its recomputation (a group's last layer)
+// reuses the parameters gathered for it; the group's other layers gather
+// theirs again, as ZeRO-3 frees them after each forward.
 bool GpuProgram::is_param_unit(const StepUnit& su) const {
   using K = StepUnit::Kind;
   if (su.kind == K::recv || su.kind == K::send) return false;
-  return !(su.kind == K::layer && !step_.forward && su.layer - first_layer_ < recomputed_layers_);
+  const int j = su.layer - first_layer_;
+  const bool right_after_recompute =
+      j < recomputed_layers_ && ((j + 1) % recompute_group_ == 0 || j == recomputed_layers_ - 1);
+  return !(su.kind == K::layer && !step_.forward && right_after_recompute);
 }
 
 void GpuProgram::start_unit(const StepUnit& su) {

@@ -113,6 +113,8 @@ class GpuProgram {
   // Layers of this step's chunk that re-run their forward as a unit before
   // their backward: its first recomputed_layers_ (training.recompute_num_layers).
   int recomputed_layers_ = 0;
+  // How many of them re-run together from one checkpoint (uniform method).
+  int recompute_group_ = 1;
   int unit_index_ = 0, unit_count_ = 0;
   bool gather_step_ = false, reduce_step_ = false;
 

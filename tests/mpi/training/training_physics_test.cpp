@@ -260,6 +260,22 @@ TEST(TrainingPhysics, RecomputeNumLayersAddsItsLayersForward) {
   EXPECT_NEAR(d.step_time_s, b.step_time_s, 1e-12);
 }
 
+// recompute_method: uniform on one GPU (16 layers, no overlap): every layer
+// re-runs whatever the group size, so the step equals full recomputation's
+// to the nanosecond; only the order of the re-runs changes.
+TEST(TrainingPhysics, RecomputeUniformCostsFullRecomputation) {
+  const std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
+                                        "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
+                                        "training.host_overhead_us=0", "training.global_batch_size=2",
+                                        "training.recompute=full"};
+  const RunResult full = run(one);
+  for (int n : {3, 16}) {
+    auto u = one;
+    u.insert(u.end(), {"training.recompute_method=uniform", "training.recompute_num_layers=" + std::to_string(n)});
+    EXPECT_NEAR(run(u).step_time_s, full.step_time_s, 1e-12) << n;
+  }
+}
+
 // Sliding-window attention on one GPU: a window as long as the sequence is
 // full causal attention to the nanosecond; a 1,024-key window over 16,384
 // keys computes, per 128-row query tile, the 9 key tiles of its band (8 past

@@ -274,6 +274,25 @@ TEST(ConfigExperimentLoader, RecomputeNumLayersNeedsFullRecomputation) {
   EXPECT_EQ(load_experiment(exp).training.layer_recompute(0), models::Recompute::full);
 }
 
+TEST(ConfigExperimentLoader, RecomputeMethodNeedsFullRecomputation) {
+  TempDir dir;
+  std::string exp = write_experiment(
+      dir, replace_text(kExperimentYaml, "  seq_length: 128\n", "  seq_length: 128\n  recompute_method: uniform\n"));
+  EXPECT_EQ(config_error([&] { load_experiment(exp); }),
+            exp + ":11: training.recompute_method: expected recompute: full beside recompute_method, found "
+                  "recompute_method without it");
+  exp = write_experiment(dir, replace_text(kExperimentYaml, "  seq_length: 128\n",
+                                           "  seq_length: 128\n  recompute: full\n  recompute_method: ring\n"));
+  EXPECT_NE(config_error([&] { load_experiment(exp); }).find("training.recompute_method"), std::string::npos);
+  exp = write_experiment(dir, replace_text(kExperimentYaml, "  seq_length: 128\n",
+                                           "  seq_length: 128\n  recompute: full\n  recompute_method: uniform\n"
+                                           "  recompute_num_layers: 3\n"));
+  const models::TrainingSpec t = load_experiment(exp).training;
+  EXPECT_EQ(t.recompute_method, models::RecomputeMethod::uniform);
+  EXPECT_EQ(t.recompute_group(), 3);
+  EXPECT_EQ(t.layer_recompute(5), models::Recompute::full);  // uniform re-runs every layer
+}
+
 TEST(ConfigExperimentLoader, ExpertParallelismNeedsExperts) {
   TempDir dir;
   std::string text = replace_text(kExperimentYaml, "  pp: 2\n", "  pp: 1\n  ep: 2\n");

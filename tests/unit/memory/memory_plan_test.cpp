@@ -147,6 +147,38 @@ TEST(MemoryPlan, RecomputeNumLayersKeepsTheOtherLayersWhole) {
   EXPECT_NEAR(full - three, input, 1e-9 * none);
 }
 
+// recompute_method: uniform (Megatron's --recompute-method uniform): one GPU,
+// 4 layers, every layer re-run, N at a time from one kept input I. The
+// backward of a group rebuilds its N layers whole (W each) beside the inputs
+// of the groups not yet freed: N = 1 is full recomputation (4 I + W), N = 2
+// holds 2 I + 2 W, N = 3 (groups of 3 and 1) I + 3 W, N = 4 I + 4 W, which is
+// no recomputation's 4 W plus the one input.
+TEST(MemoryPlan, RecomputeUniformKeepsOneInputPerGroup) {
+  const ActivationOptions opt{true, {}};
+  auto plan_with = [&](Recompute rc, int n, RecomputeMethod method) {
+    return one_gpu_plan(tiny_gpt(4), [&](TrainingSpec& t) {
+      t.recompute = rc;
+      t.recompute_num_layers = n;
+      t.recompute_method = method;
+    });
+  };
+  auto peak = [&](int n) {
+    return stage_activations(plan_with(Recompute::full, n, RecomputeMethod::uniform), 0, opt).peak_bytes;
+  };
+  const WorkloadPlan p = plan_with(Recompute::full, 1, RecomputeMethod::uniform);
+  const double whole = layer_activation_bytes(p.model(), p.dims(), false, Recompute::none, opt);
+  const double input = layer_activation_bytes(p.model(), p.dims(), false, Recompute::full, opt);
+  ASSERT_LT(input, whole);
+  const double full = stage_activations(plan_with(Recompute::full, 0, RecomputeMethod::block), 0, opt).peak_bytes;
+  const double none = stage_activations(plan_with(Recompute::none, 0, RecomputeMethod::block), 0, opt).peak_bytes;
+  EXPECT_DOUBLE_EQ(peak(0), full);
+  EXPECT_DOUBLE_EQ(peak(1), full);
+  EXPECT_NEAR(peak(2) - full, (2 * input + 2 * whole) - (4 * input + whole), 1e-9 * full);
+  EXPECT_NEAR(peak(3) - full, (input + 3 * whole) - (4 * input + whole), 1e-9 * full);
+  EXPECT_NEAR(peak(4) - none, input, 1e-9 * none);
+  EXPECT_DOUBLE_EQ(peak(9), peak(4));
+}
+
 // training.dtype fp8 reaches the activation model: the plan keeps the linear
 // layers' inputs as their one-byte FP8 copies (activation_memory.h).
 TEST(MemoryPlan, Fp8TrainingKeepsFp8LinearInputs) {

@@ -222,6 +222,24 @@ TEST(FlopCount, RecomputeNumLayersRecomputesEachChunksFirstLayers) {
   EXPECT_NEAR(sum_program_flops(WorkloadPlan(m, par, t)).hardware, full.hardware_flops, 1e-12 * full.hardware_flops);
 }
 
+// recompute_method: uniform re-runs every layer (in groups of N), so it
+// counts full recomputation's FLOPs whatever N, and so does its op stream.
+TEST(FlopCount, RecomputeUniformRerunsEveryLayer) {
+  const ModelSpec m = tiny_gpt(8);
+  const ParallelismSpec par = to_par(Plan{2, 1, 1, 2, 2, true, Recompute::full});
+  TrainingSpec t = small_training(16, 128);
+  t.recompute = Recompute::full;
+  const FlopCount full = count_flops(m, par, t);
+  t.recompute_method = RecomputeMethod::uniform;
+  for (int n : {1, 2, 3}) {
+    t.recompute_num_layers = n;
+    EXPECT_DOUBLE_EQ(count_flops(m, par, t).hardware_flops, full.hardware_flops) << n;
+    const Sums got = sum_program_flops(WorkloadPlan(m, par, t));
+    EXPECT_NEAR(got.hardware, full.hardware_flops, 1e-12 * full.hardware_flops) << n;
+    EXPECT_NEAR(got.model, full.model_flops, 1e-12 * full.model_flops) << n;
+  }
+}
+
 // The activation sets the MLP's shape only: the gated ones (SwiGLU, GeGLU)
 // count a third h x ffn matrix, the others (GeLU, ReLU, squared ReLU) two.
 TEST(FlopCount, ActivationsCountTheirMatrices) {

@@ -30,6 +30,10 @@ std::vector<Config> configs() {
   out.push_back(z3);
   z3.overlap_param = false, z3.overlap_grad = false;
   out.push_back(z3);
+  Config uniform = z3;  // groups of 3 of 4 layers re-run together (a short last group), re-gathering under ZeRO-3
+  uniform.overlap_param = true, uniform.pp = 1, uniform.dp = 4, uniform.recompute_num_layers = 3;
+  uniform.recompute_method = RecomputeMethod::uniform;
+  out.push_back(uniform);
   Config sac = z3;  // torchtitan's op-level selective checkpointing under ZeRO-3 (FSDP)
   sac.sp = true, sac.overlap_param = true, sac.overlap_grad = true, sac.recompute = Recompute::selective_op;
   out.push_back(sac);

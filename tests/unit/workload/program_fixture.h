@@ -18,6 +18,8 @@ struct Config {
   bool sp = false;
   Recompute recompute = Recompute::none;
   std::uint8_t recompute_modules = pf::models::RecomputeModules::core_attn;  // with Recompute::selective
+  int recompute_num_layers = 0;  // with Recompute::full
+  pf::models::RecomputeMethod recompute_method = pf::models::RecomputeMethod::block;
   bool overlap_grad = true, overlap_param = true;
   bool moe = false;
   bool deepseek = false;  // MLA + experts + multi-token prediction
@@ -52,6 +54,8 @@ inline WorkloadPlan make_plan(const Config& c) {
   TrainingSpec t = pf::models::testing::small_training(c.global_batch, 128);
   t.recompute = c.recompute;
   t.recompute_modules.modules = c.recompute_modules;
+  t.recompute_num_layers = c.recompute_num_layers;
+  t.recompute_method = c.recompute_method;
   t.overlap_grad_reduce = c.overlap_grad;
   t.overlap_param_gather = c.overlap_param;
   t.grad_reduce_dtype = c.grad_reduce;
