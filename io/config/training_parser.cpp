@@ -3,6 +3,7 @@
 #include <string>
 
 #include "io/config/config_error.h"
+#include "io/config/hardware_parser.h"
 #include "io/config/map_reader.h"
 
 namespace pf::config {
@@ -38,6 +39,11 @@ const EnumNames<models::GradReduceDtype> kGradReduce{{"auto", models::GradReduce
                                                      {"fp32", models::GradReduceDtype::fp32},
                                                      {"bf16", models::GradReduceDtype::bf16},
                                                      {"fp16", models::GradReduceDtype::fp16}};
+
+const EnumNames<models::StateDtype> kStateDtype{{"fp32", models::StateDtype::fp32},
+                                                 {"bf16", models::StateDtype::bf16},
+                                                 {"fp16", models::StateDtype::fp16},
+                                                 {"fp8", models::StateDtype::fp8}};
 
 const EnumNames<models::GradReduceCollective> kGradReduceCollective{
     {"auto", models::GradReduceCollective::automatic},
@@ -123,6 +129,33 @@ models::CudaGraphScope parse_graph_scope(const ConfigNode& node, models::KernelL
 
 }  // namespace
 
+// training.optimizer_states: the precisions of Adam's master weights and
+// moments (models/spec/training_spec.h). Remainders stand for an fp32 master
+// copy of bf16 weights only (Transformer Engine's FusedAdam and Apex's
+// DistributedFusedAdam rebuild fp32 from the bf16 weight's bits).
+models::OptimizerStates parse_optimizer_states(const ConfigNode& node, models::Dtype dtype) {
+  MapReader r(node);
+  models::OptimizerStates s;
+  s.main_params = r.get_enum_or("main_params", models::StateDtype::fp32, kStateDtype);
+  s.exp_avg = r.get_enum_or("exp_avg", models::StateDtype::fp32, kStateDtype);
+  s.exp_avg_sq = r.get_enum_or("exp_avg_sq", models::StateDtype::fp32, kStateDtype);
+  s.param_remainders = r.get_bool_or("param_remainders", false);
+  if (s.main_params == models::StateDtype::fp8) {
+    fail_expected(nearest_node(r.node(), "main_params"), "fp32, bf16 or fp16 (no fp8 master weights)", "fp8");
+  }
+  const bool bf16_weights = dtype == models::Dtype::bf16 || dtype == models::Dtype::fp8;
+  if (s.param_remainders && s.main_params != models::StateDtype::fp32) {
+    fail_expected(nearest_node(r.node(), "param_remainders"), "true only with main_params fp32",
+                  "main_params " + std::string(s.main_params == models::StateDtype::fp16 ? "fp16" : "bf16"));
+  }
+  if (s.param_remainders && !bf16_weights) {
+    fail_expected(nearest_node(r.node(), "param_remainders"), "true only with bf16 weights (training.dtype bf16 or fp8)",
+                  "training.dtype " + std::string(dtype_name(dtype)));
+  }
+  r.finish();
+  return s;
+}
+
 models::TrainingSpec parse_training(const ConfigNode& node) {
   MapReader r(node);
   models::TrainingSpec t;
@@ -157,6 +190,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.fused_elementwise = r.get_bool_or("fused_elementwise", true);
   t.tp_comm_overlap = r.get_bool_or("tp_comm_overlap", false);
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);
+  if (const ConfigNode* states = r.find("optimizer_states")) t.optimizer_states = parse_optimizer_states(*states, t.dtype);
   t.grad_reduce_collective =
       r.get_enum_or("grad_reduce_collective", models::GradReduceCollective::automatic, kGradReduceCollective);
   t.cpu_offload_layers = static_cast<int>(r.get_int_or("cpu_offload_layers", 0, 0, kIntMax));

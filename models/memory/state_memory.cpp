@@ -17,7 +17,7 @@ StateMemory state_memory(const workload::WorkloadPlan& plan, const workload::Sta
   StateMemory m;
   m.parameters = workload::param_bytes(dtype) * held(zero >= 3);
   m.gradients = plan.grad_bytes() * held(zero >= 2);
-  m.optimizer = workload::optimizer_bytes(dtype) * held(zero >= 1);
+  m.optimizer = workload::optimizer_bytes(plan.training()) * held(zero >= 1);
   return m;
 }
 

@@ -106,6 +106,23 @@ enum class MainGradAccumulation { fused, add, cast_add };
 // gradient accumulation and all-reduce to be done in fp32"), the training
 // dtype for fp16 (accumulate_allreduce_grads_in_fp32 stays off).
 enum class GradReduceDtype { automatic, fp32, bf16, fp16 };
+// What Adam keeps per parameter beside the weights: a master copy under mixed
+// precision and the two moments, each at its own precision. The defaults are
+// fp32 throughout (12 bytes per parameter with 16-bit weights). Megatron-Core's
+// precision-aware optimizer (--use-precision-aware-optimizer with
+// --main-params-dtype, --exp-avg-dtype, --exp-avg-sq-dtype; Transformer
+// Engine's FusedAdam) lowers them; with bf16 weights and an fp32 master copy it
+// keeps only the 16 bits the bf16 weight lacks (store_param_remainders, on by
+// default since TE 2.1), as Apex's DistributedFusedAdam does under NeMo
+// (megatron_base_model.py: store_param_remainders when the optimizer is fp32
+// and the model bf16). fp8 moments are one byte (TE: uint8 with a scale).
+enum class StateDtype { fp32, bf16, fp16, fp8 };
+struct OptimizerStates {
+  StateDtype main_params = StateDtype::fp32;  // the master weights (mixed precision only)
+  bool param_remainders = false;              // fp32 master kept as 16-bit remainders of bf16 weights
+  StateDtype exp_avg = StateDtype::fp32;      // Adam's first moment
+  StateDtype exp_avg_sq = StateDtype::fp32;   // Adam's second moment
+};
 // The collective that reduces the main gradients over DP. auto: an all-reduce
 // under ZeRO 0, a reduce-scatter into each rank's shard under ZeRO 1-3
 // (Megatron-Core's distributed optimizer). all_reduce with a sharded optimizer
@@ -212,6 +229,7 @@ struct TrainingSpec {
   // them and the GEMMs' outputs into the reduce-scatters, side by side.
   bool tp_comm_overlap = false;
   GradReduceDtype grad_reduce_dtype = GradReduceDtype::automatic;
+  OptimizerStates optimizer_states;
   GradReduceCollective grad_reduce_collective = GradReduceCollective::automatic;
   // Megatron-Core's --cpu-offloading-num-layers (activations only, as
   // Megatron-Bridge sets it: cpu_offloading_weights false): the saved

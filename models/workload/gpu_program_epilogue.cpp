@@ -48,11 +48,14 @@ bool GpuProgram::epilogue_next(Op& op) {
       begin_op(op, OpKind::optimizer_step, Phase::opt);
       op.shape.rows = {elems, 1};
       // Adam: about a dozen FLOPs per element; reads the gradient, reads and
-      // writes master weight and both moments, writes the 16-bit weight. Before
-      // it, gradient clipping reads every gradient once for the global L2 norm
+      // writes master weight and both moments, writes the 16-bit weight (and
+      // reads it too when the master is kept as its remainders). Before it,
+      // gradient clipping reads every gradient once for the global L2 norm
       // (Megatron clip_grads.py: multi_tensor_l2norm, then total_norm.item()).
       op.flops = 14.0 * static_cast<double>(elems);
-      int per_elem = 2 * plan_->grad_bytes() + 2 * optimizer_bytes(plan_->training().dtype) + plan_->param_bytes();
+      const TrainingSpec& train = plan_->training();
+      const int weight_reads = train.optimizer_states.param_remainders ? 1 : 0;
+      int per_elem = 2 * plan_->grad_bytes() + 2 * optimizer_bytes(train) + (1 + weight_reads) * plan_->param_bytes();
       op.bytes = static_cast<std::uint64_t>(elems * per_elem);
       // Follows the last backward op on the compute stream; waits for every
       // gradient collective (each group's collectives complete in order).

@@ -1,7 +1,8 @@
 // Bytes per element of what training keeps in memory and moves over the
 // network, under mixed precision (Micikevicius et al. 2018; ZeRO, Rajbhandari
 // et al. 2020, section 3.1): 16-bit weights and gradients, fp32 master weights
-// plus Adam's two moments = K = 12 bytes of optimizer state per parameter.
+// plus Adam's two moments = K = 12 bytes of optimizer state per parameter by
+// default (training.optimizer_states lowers them).
 //
 // Main gradients follow training.grad_reduce_dtype (models/spec/training_spec.h):
 // by default Megatron-LM's, fp32 for bf16 and fp8 training (4 bytes; its
@@ -58,7 +59,23 @@ inline int fp8_quantize_kernels(Fp8Recipe recipe, std::int64_t groups) {
   return per_tensor * static_cast<int>(groups);
 }
 
-// fp32 master copy (only under mixed precision) + Adam momentum and variance.
-inline int optimizer_bytes(Dtype d) { return param_bytes(d) == 4 ? 8 : 12; }
+inline int state_bytes(StateDtype s) {
+  switch (s) {
+    case StateDtype::fp32: return 4;
+    case StateDtype::bf16:
+    case StateDtype::fp16: return 2;
+    case StateDtype::fp8: return 1;
+  }
+  return 4;
+}
+// Adam's state per parameter (training.optimizer_states): the master copy
+// (only under mixed precision: fp32 weights are their own master; 2 bytes
+// when kept as remainders of bf16 weights) + the first and second moments.
+// 12 bytes by default with 16-bit weights, 8 with fp32 weights.
+inline int optimizer_bytes(const TrainingSpec& t) {
+  const OptimizerStates& s = t.optimizer_states;
+  const int master = param_bytes(t.dtype) == 4 ? 0 : s.param_remainders ? 2 : state_bytes(s.main_params);
+  return master + state_bytes(s.exp_avg) + state_bytes(s.exp_avg_sq);
+}
 
 }  // namespace pf::models::workload

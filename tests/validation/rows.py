@@ -197,7 +197,10 @@ SOURCE_DEFAULTS = {
         "dtype fp8 (the table is FP8)",
         "sequence_parallel when tp > 1 (NeMo/Megatron-Bridge perf scripts set SP = TP > 1)",
         "zero_stage 1 (NeMo GPT/Llama training configs of the time use distributed_fused_adam)",
-        "recompute none (not stated; NeMo's default activations_checkpoint_granularity is null)",
+        "recompute none (not stated; NeMo's default activations_checkpoint_granularity is null), except Nemotron-340B: "
+        "selective and grad_reduce_dtype bf16, its launcher config's (nemotron_340b.yaml at tag 24.07)",
+        "training.optimizer_states param_remainders: distributed_fused_adam over a bf16 model keeps the fp32 master "
+        "weights as 16-bit remainders (NeMo megatron_base_model.py: store_param_remainders)",
         "vp > 1 -> interleaved schedule with virtual_stages = vp",
         "Nemotron's squared-ReLU MLP as model.activation squared_relu (priced as GeLU: two matrices, one fused kernel)",
         "norm/tied embeddings from the NeMo 2.0 configs: GPT3 layernorm + tied, Llama rmsnorm untied, Nemotron layernorm untied",
@@ -212,6 +215,9 @@ SOURCE_DEFAULTS = {
         "training.grad_reduce_dtype bf16: every model family's perf config sets ddp.grad_reduce_in_fp32 = False "
         "(set_*_common_configs at 97ad8cc), so gradients are reduced and kept in bf16",
         "FP8-CS and FP8-MX (MXFP8) -> dtype fp8 with training.fp8_recipe tensorwise (current scaling) and mxfp8",
+        "training.optimizer_states: the precision-aware optimizer the BF16 runs turn on (scripts/performance "
+        "set_post_overrides) keeps the fp32 master weights as remainders of the bf16 ones (Megatron-Core 0.15 "
+        "store_param_remainders, TE >= 2.1); the DeepSeek-V3 recipe also keeps bf16 moments at every precision",
         "uneven chunks: Megatron's embedding/loss accounting in the pipeline split when it divides, else preflight's even spread",
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
         "ETP=1 (the perf configs): parallelism.expert_tp 1 with EP as stated (Megatron's MoE parallel folding: whole experts, EP groups on consecutive ranks)",
@@ -496,6 +502,10 @@ BRIDGE_TP_COMM_OVERLAP = {"LLAMA3_70B", "LLAMA3.1_405B"}
 # false for gpt3/5b and 175b, llama2_7b and 13b, llama3_8b, nemotron_340b), and model.cross_entropy_loss_fusion
 # true for these (llama3_8b, llama3_70b, nemotron_8b, nemotron_22b; not set, so off, elsewhere).
 NEMO_TP_COMM_OVERLAP = {"GPT3-20B", "LLAMA2-70B", "LLAMA3-70B", "Nemotron-8B", "Nemotron-22B"}
+# The same configs' settings that only nemotron_340b.yaml changes from the defaults the other rows take:
+# optim.grad_sync_dtype bf16 (the others leave Apex's fp32) and activations_checkpoint_granularity selective
+# (the others null).
+NEMO_340B_CONFIG = {"grad_reduce_dtype": "bf16", "recompute": "selective"}
 NEMO_CROSS_ENTROPY_FUSION = {"LLAMA3-8B", "LLAMA3-70B", "Nemotron-8B", "Nemotron-22B"}
 
 
@@ -591,6 +601,36 @@ def recompute_modules(row):
         if "layernorm + moe modules" in text:
             return ["layernorm", "moe"]
     return None
+
+
+def optimizer_states(row, dtype, zero):
+    """training.optimizer_states the run's optimizer kept, and why; (None, None) for Adam's fp32 defaults."""
+    src = row.source
+    if src == "nemo-24.07-perf-summary":
+        # NeMo's distributed_fused_adam (every launcher config at 24.07) with an fp32 optimizer over a bf16 model
+        # (megatron_amp_O2; fp8 compute keeps bf16 weights): megatron_base_model.py sets store_params False,
+        # store_param_remainders True, so Apex's DistributedFusedAdam keeps the fp32 master as 16-bit remainders.
+        return {"param_remainders": True}, ("optimizer_states param_remainders: NeMo's distributed_fused_adam keeps "
+                                            "the fp32 master weights as remainders of the bf16 ones")
+    if src != "megatron-bridge-25.11-perf-summary" or zero != 1:
+        return None, None
+    # Megatron-Bridge 25.11 (97ad8cc): the perf scripts' set_post_overrides turns on the precision-aware optimizer
+    # for BF16 runs, and the DeepSeek-V3 recipe (deepseek_v3.py) for every precision, with bf16 moments. Under it
+    # Megatron-Core 0.15 (optimizer_config.py: store_param_remainders defaults to True, TE >= 2.1) hands bf16 (or
+    # delayed-fp8) runs' master weights to Transformer Engine's FusedAdam as remainders; fp8 current-scaling and
+    # MXFP8 runs keep Megatron-Core's own fp32 main parameters.
+    deepseek = row.model.startswith("DeepSeek")
+    if dtype != "bf16" and not deepseek:
+        return None, None
+    states = {}
+    if dtype == "bf16":
+        states["param_remainders"] = True
+    if deepseek:
+        states.update({"exp_avg": "bf16", "exp_avg_sq": "bf16"})
+    note = ("optimizer_states " + ", ".join(f"{k} {str(v).lower()}" for k, v in states.items()) +
+            ": Megatron-Bridge 25.11's precision-aware optimizer" + (" (BF16 perf runs)" if dtype == "bf16" else "") +
+            (" with the DeepSeek-V3 recipe's bf16 moments" if deepseek else ""))
+    return states, note
 
 
 def _recompute(row):
@@ -784,6 +824,14 @@ def build_experiment(row):
         row.assumptions.append(f"recompute_modules [{', '.join(modules)}]")
     if src == "megatron-bridge-25.11-perf-summary":
         train["grad_reduce_dtype"] = "bf16"  # the perf configs' ddp.grad_reduce_in_fp32 = False
+    states, states_note = optimizer_states(row, dtype, _zero_stage(row))
+    if states:
+        train["optimizer_states"] = states
+        row.assumptions.append(states_note)
+    if src == "nemo-24.07-perf-summary" and row.model == "Nemotron-340B":
+        train.update(NEMO_340B_CONFIG)
+        row.assumptions.append("grad_reduce_dtype bf16 and recompute selective: the NeMo Framework Launcher 24.07 "
+                               "nemotron_340b.yaml's optim.grad_sync_dtype and activations_checkpoint_granularity")
     fine = offload_modules(row)
     if fine:
         train["offload_modules"] = fine
@@ -877,8 +925,10 @@ def build_experiment(row):
 def write_experiment(row, directory):
     """Write the row's experiment YAML into `directory`; returns its path."""
     path = Path(directory) / f"{row.id}.yaml"
+    sets = "".join(f" --set {o}" for o in row.overrides)
     header = (f"# {row.id}: {row.model} on {row.gpus} x {row.gpu} ({row.source})\n"
-              f"# generated by tests/validation/rows.py; overrides: {' '.join(row.overrides) or '-'}\n")
+              f"# generated by tests/validation/rows.py; the table's figure comes from\n"
+              f"#   preflight run {path.name} --set simulation.network=analytical{sets}\n")
     path.write_text(header + to_yaml(row.experiment) + "\n")
     return path
 

@@ -267,6 +267,34 @@ TEST(ConfigTrainingParser, AttentionKernelAndFp8Recipe) {
             std::string::npos);
 }
 
+TEST(ConfigTrainingParser, OptimizerStates) {
+  auto parse = [](const std::string& extra) {
+    return parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n" + extra, "x.yaml", "training"));
+  };
+  const models::OptimizerStates d = parse("").optimizer_states;
+  EXPECT_EQ(d.main_params, models::StateDtype::fp32);
+  EXPECT_FALSE(d.param_remainders);
+  EXPECT_EQ(d.exp_avg, models::StateDtype::fp32);
+  const models::OptimizerStates s =
+      parse("optimizer_states: {param_remainders: true, exp_avg: bf16, exp_avg_sq: fp8}\n").optimizer_states;
+  EXPECT_TRUE(s.param_remainders);
+  EXPECT_EQ(s.exp_avg, models::StateDtype::bf16);
+  EXPECT_EQ(s.exp_avg_sq, models::StateDtype::fp8);
+  EXPECT_EQ(config_error([&] { parse("optimizer_states:\n  main_params: fp8\n"); }),
+            "x.yaml:4: training.optimizer_states.main_params: expected fp32, bf16 or fp16 (no fp8 master weights), "
+            "found fp8");
+  EXPECT_EQ(config_error([&] { parse("optimizer_states:\n  main_params: fp16\n  param_remainders: true\n"); }),
+            "x.yaml:5: training.optimizer_states.param_remainders: expected true only with main_params fp32, found "
+            "main_params fp16");
+  EXPECT_EQ(config_error([&] { parse("dtype: fp16\noptimizer_states:\n  param_remainders: true\n"); }),
+            "x.yaml:5: training.optimizer_states.param_remainders: expected true only with bf16 weights "
+            "(training.dtype bf16 or fp8), found training.dtype fp16");
+  EXPECT_NE(config_error([&] { parse("optimizer_states: {exp_avg: int8}\n"); }).find("expected one of fp32 | bf16 | fp16 | fp8"),
+            std::string::npos);
+  EXPECT_NE(config_error([&] { parse("optimizer_states: {exp_avgs: bf16}\n"); }).find("did you mean 'exp_avg'"),
+            std::string::npos);
+}
+
 TEST(ConfigSimulationAndOutput, DefaultsAndChoices) {
   const models::SimulationSpec s = parse_simulation(read_yaml_text("network: analytical\nseed: 7\n", "s.yaml", "simulation"));
   EXPECT_EQ(s.network, models::NetworkMode::analytical);

@@ -61,6 +61,31 @@ TEST(MemoryPlan, Fp32MainGradientsAreFourBytesPerParameter) {
   }
 }
 
+// training.optimizer_states: Adam's master copy and moments at their own
+// precisions, sharded as before. Megatron-Core's distributed-optimizer table
+// with a precision-aware optimizer: an fp32 master kept as 16-bit remainders
+// of the bf16 weights is 2 bytes, bf16 moments 2 + 2, fp8 moments 1 + 1; a
+// bf16 master with bf16 moments 6. fp32 weights are their own master.
+TEST(MemoryPlan, OptimizerStatesTakeTheirPrecisions) {
+  auto optimizer_per_param = [](OptimizerStates states, Dtype dtype) {
+    WorkloadPlan base = plan(tiny_gpt(), 1, 1, 8, 1);
+    TrainingSpec t = base.training();
+    t.optimizer_states = states;
+    t.dtype = dtype;
+    WorkloadPlan p(base.model(), base.parallelism(), t);
+    const double psi = static_cast<double>(workload::stage_params(p, 0).total());
+    return state_memory(p, workload::stage_params(p, 0)).optimizer / (psi / 8);
+  };
+  using S = StateDtype;
+  EXPECT_DOUBLE_EQ(optimizer_per_param({}, Dtype::bf16), 12);
+  EXPECT_DOUBLE_EQ(optimizer_per_param({S::fp32, true, S::fp32, S::fp32}, Dtype::bf16), 10);
+  EXPECT_DOUBLE_EQ(optimizer_per_param({S::fp32, true, S::bf16, S::bf16}, Dtype::fp8), 6);
+  EXPECT_DOUBLE_EQ(optimizer_per_param({S::fp32, false, S::bf16, S::bf16}, Dtype::fp8), 8);
+  EXPECT_DOUBLE_EQ(optimizer_per_param({S::bf16, false, S::bf16, S::bf16}, Dtype::bf16), 6);
+  EXPECT_DOUBLE_EQ(optimizer_per_param({S::fp32, true, S::fp8, S::fp8}, Dtype::bf16), 4);
+  EXPECT_DOUBLE_EQ(optimizer_per_param({S::fp16, false, S::fp32, S::fp32}, Dtype::fp32), 8);
+}
+
 // Expert weights shard over the expert-DP group (dp / ep), the rest over dp.
 TEST(MemoryPlan, ExpertStateShardsOverExpertDataParallelism) {
   ParallelismSpec p;
