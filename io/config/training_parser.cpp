@@ -127,8 +127,6 @@ models::CudaGraphScope parse_graph_scope(const ConfigNode& node, models::KernelL
   return scope;
 }
 
-}  // namespace
-
 // training.optimizer_states: the precisions of Adam's master weights and
 // moments (models/spec/training_spec.h). Remainders stand for an fp32 master
 // copy of bf16 weights only (Transformer Engine's FusedAdam and Apex's
@@ -155,6 +153,8 @@ models::OptimizerStates parse_optimizer_states(const ConfigNode& node, models::D
   r.finish();
   return s;
 }
+
+}  // namespace
 
 models::TrainingSpec parse_training(const ConfigNode& node) {
   MapReader r(node);
