@@ -200,11 +200,18 @@ TEST(FlopCount, SlidingWindowReachesTheAttentionOpsOfItsLayers) {
 // chunk) with N = 1: half the layers re-run their forward, so the hardware
 // FLOPs exceed the model's by half a full recomputation's; the op stream,
 // every GPU walked, sums to the same.
-TEST(FlopCount, RecomputeNumLayersRecomputesEachChunksFirstLayers) {
-  const ModelSpec m = tiny_gpt(8);
-  const ParallelismSpec par = to_par(Plan{2, 1, 1, 2, 2, true, Recompute::full});
+// pp 2 x 2 virtual chunks with full recomputation (the recompute_num_layers tests' plan).
+ParallelismSpec two_stages_two_chunks() { return to_par(Plan{2, 1, 1, 2, 2, true, Recompute::full}); }
+TrainingSpec full_recomputation() {
   TrainingSpec t = small_training(16, 128);
   t.recompute = Recompute::full;
+  return t;
+}
+
+TEST(FlopCount, RecomputeNumLayersRecomputesEachChunksFirstLayers) {
+  const ModelSpec m = tiny_gpt(8);
+  const ParallelismSpec par = two_stages_two_chunks();
+  TrainingSpec t = full_recomputation();
   const FlopCount full = count_flops(m, par, t);
   t.recompute_num_layers = 1;
   const FlopCount half = count_flops(m, par, t);
@@ -226,9 +233,8 @@ TEST(FlopCount, RecomputeNumLayersRecomputesEachChunksFirstLayers) {
 // counts full recomputation's FLOPs whatever N, and so does its op stream.
 TEST(FlopCount, RecomputeUniformRerunsEveryLayer) {
   const ModelSpec m = tiny_gpt(8);
-  const ParallelismSpec par = to_par(Plan{2, 1, 1, 2, 2, true, Recompute::full});
-  TrainingSpec t = small_training(16, 128);
-  t.recompute = Recompute::full;
+  const ParallelismSpec par = two_stages_two_chunks();
+  TrainingSpec t = full_recomputation();
   const FlopCount full = count_flops(m, par, t);
   t.recompute_method = RecomputeMethod::uniform;
   for (int n : {1, 2, 3}) {
