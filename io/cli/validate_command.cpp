@@ -12,6 +12,7 @@
 #include "io/config/experiment_loader.h"
 #include "models/network/faults.h"
 #include "models/memory/plan_summary.h"
+#include "models/workload/precision.h"
 
 namespace pf::cli {
 namespace {
@@ -22,7 +23,18 @@ struct ValidateOptions {
   std::string json_path;
 };
 
-nlohmann::ordered_json to_json(const models::memory::PlanSummary& s) {
+// Bytes of model state per parameter before any sharding: the weights, the
+// main gradients (training.grad_reduce_dtype) and what Adam keeps beside them
+// (training.optimizer_states); zero_stage then shards them over DP.
+struct StateBytes {
+  int weights, gradients, optimizer;
+};
+StateBytes state_bytes_per_parameter(const models::TrainingSpec& t) {
+  namespace w = models::workload;
+  return {w::param_bytes(t.dtype), w::grad_bytes(t.dtype, t.grad_reduce_dtype), w::optimizer_bytes(t)};
+}
+
+nlohmann::ordered_json to_json(const models::memory::PlanSummary& s, const StateBytes& b) {
   nlohmann::ordered_json j;
   j["parameters"] = s.parameters;
   j["active_parameters"] = s.active_parameters;
@@ -36,6 +48,7 @@ nlohmann::ordered_json to_json(const models::memory::PlanSummary& s) {
                  {"activations_gb", s.activations_gb},
                  {"comm_buffers_gb", s.comm_buffers_gb}};
   if (s.host_activations_gb > 0) j["memory"]["host_activations_gb"] = s.host_activations_gb;
+  j["state_bytes_per_parameter"] = {{"weights", b.weights}, {"gradients", b.gradients}, {"optimizer", b.optimizer}};
   j["binding_pp_stage"] = s.binding_stage;
   if (s.oom)
     j["oom"] = {{"capacity_gb", s.oom->capacity_gb}, {"required_gb", s.oom->required_gb}, {"excess_gb", s.oom->excess_gb}};
@@ -63,6 +76,10 @@ void print_text(const models::ExperimentSpec& e, const models::memory::PlanSumma
               "buffers %.2f = %.2f GiB\n",
               s.binding_stage, s.parameters_gb, s.gradients_gb, s.optimizer_gb, s.activations_gb, s.comm_buffers_gb,
               s.peak_memory_gb);
+  const StateBytes b = state_bytes_per_parameter(e.training);
+  std::printf("model state per parameter: weights %d + gradients %d + optimizer %d bytes before ZeRO stage %d shards "
+              "them (training.grad_reduce_dtype, training.optimizer_states)\n",
+              b.weights, b.gradients, b.optimizer, p.zero_stage);
   if (s.host_activations_gb > 0)
     std::printf("activations in host memory: %.2f GiB per GPU (activation offloading)\n", s.host_activations_gb);
   if (s.host_oom)
@@ -87,7 +104,8 @@ void run_validate(const ValidateOptions& o, CommandContext& ctx) {
   if (!ctx.is_root()) return;
   print_text(experiment, summary);
   if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path, to_json(summary).dump(2) + "\n", "--json");
+    const StateBytes bytes = state_bytes_per_parameter(experiment.training);
+    write_file_atomically(o.json_path, to_json(summary, bytes).dump(2) + "\n", "--json");
   }
 }
 

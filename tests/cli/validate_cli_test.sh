@@ -31,6 +31,21 @@ B, s, l, h, V = 1536, 2048, 96, 12288, 51200
 closed = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))
 assert abs(j["model_flops"] / closed - 1) < 1e-9, (j["model_flops"], closed)
 assert j["hardware_flops"] >= j["model_flops"]
+assert j["state_bytes_per_parameter"] == {"weights": 2, "gradients": 4, "optimizer": 12}, j["state_bytes_per_parameter"]
+PY
+
+# Adam's states at lower precision (training.optimizer_states): 12 -> 6 bytes per parameter, so the
+# sharded optimizer term halves and nothing else moves.
+"$preflight" validate "$gpt3" --set 'training.optimizer_states={param_remainders: true, exp_avg: bf16, exp_avg_sq: bf16}' \
+  --json "$tmp/states.json" >"$tmp/states.txt" || fail "lower-precision optimizer states should fit"
+grep -q 'optimizer 6 bytes' "$tmp/states.txt" || fail "text report does not show 6 optimizer bytes per parameter"
+/usr/bin/python3 - "$tmp/fits.json" "$tmp/states.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+full, low = (json.load(open(p)) for p in sys.argv[1:3])
+assert low["state_bytes_per_parameter"]["optimizer"] == 6, low["state_bytes_per_parameter"]
+assert abs(low["memory"]["optimizer_gb"] / full["memory"]["optimizer_gb"] - 0.5) < 1e-12, (low["memory"], full["memory"])
+for key in ["parameters_gb", "gradients_gb", "activations_gb"]:
+    assert low["memory"][key] == full["memory"][key], key
 PY
 
 # Without ZeRO and with pure data parallelism, 175B cannot fit in 80 GB.
