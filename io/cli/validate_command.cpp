@@ -61,7 +61,7 @@ nlohmann::ordered_json to_json(const models::memory::PlanSummary& s, const State
   return j;
 }
 
-void print_text(const models::ExperimentSpec& e, const models::memory::PlanSummary& s) {
+void print_text(const models::ExperimentSpec& e, const models::memory::PlanSummary& s, const StateBytes& b) {
   const auto& p = e.parallelism;
   std::printf("experiment: %s\n", e.name.c_str());
   std::printf("gpus: %d = tp %d x pp %d x dp %d x cp %d (ep %d, zero %d)\n", e.gpu_count(), p.tp, p.pp, p.dp, p.cp,
@@ -76,7 +76,6 @@ void print_text(const models::ExperimentSpec& e, const models::memory::PlanSumma
               "buffers %.2f = %.2f GiB\n",
               s.binding_stage, s.parameters_gb, s.gradients_gb, s.optimizer_gb, s.activations_gb, s.comm_buffers_gb,
               s.peak_memory_gb);
-  const StateBytes b = state_bytes_per_parameter(e.training);
   std::printf("model state per parameter: weights %d + gradients %d + optimizer %d bytes before ZeRO stage %d shards "
               "them (training.grad_reduce_dtype, training.optimizer_states)\n",
               b.weights, b.gradients, b.optimizer, p.zero_stage);
@@ -102,9 +101,9 @@ void run_validate(const ValidateOptions& o, CommandContext& ctx) {
   if (!experiment.faults.empty()) models::network::build_experiment_cluster(experiment);
   ctx.exit_code = summary.fits() ? 0 : 3;
   if (!ctx.is_root()) return;
-  print_text(experiment, summary);
+  const StateBytes bytes = state_bytes_per_parameter(experiment.training);
+  print_text(experiment, summary, bytes);
   if (!o.json_path.empty()) {
-    const StateBytes bytes = state_bytes_per_parameter(experiment.training);
     write_file_atomically(o.json_path, to_json(summary, bytes).dump(2) + "\n", "--json");
   }
 }

@@ -144,7 +144,7 @@ models::OptimizerStates parse_optimizer_states(const ConfigNode& node, models::D
   const bool bf16_weights = dtype == models::Dtype::bf16 || dtype == models::Dtype::fp8;
   if (s.param_remainders && s.main_params != models::StateDtype::fp32) {
     fail_expected(nearest_node(r.node(), "param_remainders"), "true only with main_params fp32",
-                  "main_params " + std::string(s.main_params == models::StateDtype::fp16 ? "fp16" : "bf16"));
+                  "main_params " + r.find("main_params")->text());
   }
   if (s.param_remainders && !bf16_weights) {
     fail_expected(nearest_node(r.node(), "param_remainders"), "true only with bf16 weights (training.dtype bf16 or fp8)",

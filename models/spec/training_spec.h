@@ -196,12 +196,18 @@ struct TrainingSpec {
   // block (above) or uniform: every layer re-runs, in groups of
   // recompute_num_layers (0 counts as 1) that share one checkpointed input.
   RecomputeMethod recompute_method = RecomputeMethod::block;
+  // How many of each chunk's first layers the block method re-runs; 0 = all.
+  int block_limit() const {
+    return recompute == Recompute::full && recompute_method == RecomputeMethod::block ? recompute_num_layers : 0;
+  }
   // The recomputation that layer `index_in_chunk` (0-based, within its
-  // virtual pipeline chunk) runs: `recompute`, or none past recompute_num_layers.
+  // virtual pipeline chunk) runs: `recompute`, or none past the block limit.
   Recompute layer_recompute(int index_in_chunk) const {
-    const bool past = recompute == Recompute::full && recompute_method == RecomputeMethod::block &&
-                      recompute_num_layers > 0 && index_in_chunk >= recompute_num_layers;
-    return past ? Recompute::none : recompute;
+    return block_limit() > 0 && index_in_chunk >= block_limit() ? Recompute::none : recompute;
+  }
+  // Of a chunk's `chunk_layers` layers, how many full recomputation re-runs.
+  int recomputed_layers(int chunk_layers) const {
+    return block_limit() > 0 ? std::min(block_limit(), chunk_layers) : chunk_layers;
   }
   // Layers re-run together from one checkpointed input: 1 except under
   // uniform full recomputation.

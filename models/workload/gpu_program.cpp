@@ -3,7 +3,6 @@
 // gpu_program_epilogue.cpp.
 #include "models/workload/gpu_program.h"
 
-#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -116,8 +115,7 @@ void GpuProgram::begin_step() {
   // Multi-token-prediction modules follow the head on the last virtual stage.
   mtp_units_ = vstage_ == plan_->vstages() - 1 ? plan_->model().mtp_layers : 0;
   const TrainingSpec& train = plan_->training();
-  const bool block = train.recompute_method == RecomputeMethod::block && train.recompute_num_layers > 0;
-  recomputed_layers_ = !recompute_units_ ? 0 : block ? std::min(train.recompute_num_layers, layers_) : layers_;
+  recomputed_layers_ = recompute_units_ ? train.recomputed_layers(layers_) : 0;
   recompute_group_ = train.recompute_group();
   unit_count_ = 2 + layers_ + (step_.forward ? 0 : recomputed_layers_) + mtp_units_;
   unit_index_ = 0;
