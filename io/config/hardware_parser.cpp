@@ -125,6 +125,7 @@ models::GpuSpec parse_gpu(const ConfigNode& node) {
   gpu.sustained_clock = r.get_double_or("sustained_clock", gpu.sustained_clock, NumberRange::fraction());
   parse_power(r, gpu);
   gpu.speed_spread = r.get_double_or("speed_spread", gpu.speed_spread, NumberRange::closed(0.0, 0.5));
+  gpu.speed_fluctuation = r.get_double_or("speed_fluctuation", gpu.speed_fluctuation, NumberRange::closed(0.0, 0.5));
   gpu.calibration = parse_calibration(r);
   gpu.calibration_attention = r.get_enum_or("calibration_attention", gpu.calibration_attention, measured_attention_kernels());
   r.finish();

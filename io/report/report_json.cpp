@@ -64,6 +64,7 @@ ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& 
   s.collective_exposed = r.collective_exposed_s;
   s.host_bound = r.host_bound_s;
   s.slowest_gpu_factor = slowest_gpu_factor;
+  s.lockstep_fluctuation = models::lockstep_fluctuation(e);
   const models::uncertainty::ModelError* error = models::uncertainty::model_error_prior(e);
   const models::uncertainty::LinearBand band =
       models::uncertainty::linear_band(models::uncertainty::priors_for(e), s, error);
@@ -122,7 +123,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["oom"] = oom_json(r.memory.oom);
   j["bottlenecks"] = bottlenecks_json(r);
   // Every kernel's time is multiplied by it (already inside the phases).
-  const double slowest_gpu = models::slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count());
+  const double slowest_gpu = models::slowest_gpu_factor(e);
   j["uncertainty"] = uncertainty_json(r, e, slowest_gpu);
   j["simulation"] = simulation_json(r.simulation);
   j["config_sha256"] = std::string(config_sha256);
@@ -140,6 +141,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   }
   j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
   j["slowest_gpu_factor"] = slowest_gpu;
+  j["lockstep_gpus"] = models::lockstep_gpus(e.parallelism, e.gpu_count());
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);
   write_figures(j, r.figures);
   return j;

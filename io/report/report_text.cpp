@@ -76,9 +76,10 @@ void phases(const ordered_json& r, Block& b) {
     timed("beside NCCL", num(r, "overlap_stretch_ms"), "  (compute slowed by the SMs NCCL holds; in the phases)");
   if (r.contains("slowest_gpu_factor") && num(r, "slowest_gpu_factor") > 1) {
     const std::string factor = format("x%.4f", num(r, "slowest_gpu_factor"));
-    b.row("slowest GPU", format("%12s            (every kernel at the job's slowest part, hardware.gpu.speed_spread; "
-                                "in the phases)",
-                                factor.c_str()));
+    const int lockstep = r.contains("lockstep_gpus") ? r.at("lockstep_gpus").get<int>() : 1;
+    b.row("slowest GPU", format("%12s            (every kernel at the job's slowest part: speed_spread over the job, "
+                                "speed_fluctuation over %d GPUs in lockstep; in the phases)",
+                                factor.c_str(), lockstep));
   }
   const std::string p2p = format("  (p2p wait %.3f ms)", num(r, "p2p_wait_ms"));
   timed("bubble", num(r, "bubble_ms"), p2p.c_str());

@@ -1,6 +1,8 @@
 #include "models/compute/gpu_variability.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 
 namespace pf::models {
@@ -25,9 +27,31 @@ double expected_max_standard_normal(int n) {
   return sum * h / 3;
 }
 
-double slowest_gpu_factor(double sigma, int gpus) {
-  if (sigma <= 0) return 1;
-  return 1 + sigma * expected_max_standard_normal(gpus);
+double slowest_gpu_factor(double part_sigma, int gpus, double fluctuation_sigma, int lockstep_gpus) {
+  const double part = part_sigma > 0 ? part_sigma * expected_max_standard_normal(gpus) : 0;
+  const double fluctuation = fluctuation_sigma > 0 ? fluctuation_sigma * expected_max_standard_normal(lockstep_gpus) : 0;
+  if (fluctuation == 0) return 1 + part;  // exactly the part-to-part model
+  return 1 + std::hypot(part, fluctuation);
+}
+
+int lockstep_gpus(const ParallelismSpec& p, int gpus) {
+  if (p.zero_stage >= 3) return std::max(1, gpus);
+  const std::int64_t tp_cp = static_cast<std::int64_t>(p.tp) * p.cp;
+  // Expert tensor parallelism = tp: each EP group takes one rank of each of
+  // ep TP groups. Narrower experts (MoE parallel folding): EP groups are
+  // consecutive ranks of the stage, covering max(tp x cp, ep) of them.
+  const std::int64_t stage = p.ep <= 1 ? tp_cp : p.etp() == p.tp ? tp_cp * p.ep : std::max<std::int64_t>(tp_cp, p.ep);
+  return static_cast<int>(std::clamp<std::int64_t>(stage * p.pp, 1, std::max(1, gpus)));
+}
+
+double slowest_gpu_factor(const ExperimentSpec& e) {
+  const int gpus = e.gpu_count();
+  return slowest_gpu_factor(e.hardware.gpu.speed_spread, gpus, e.hardware.gpu.speed_fluctuation,
+                            lockstep_gpus(e.parallelism, gpus));
+}
+
+double lockstep_fluctuation(const ExperimentSpec& e) {
+  return e.hardware.gpu.speed_fluctuation * expected_max_standard_normal(lockstep_gpus(e.parallelism, e.gpu_count()));
 }
 
 }  // namespace pf::models

@@ -12,10 +12,30 @@
 // kernels 1 + sigma E[max of N standard normals] times longer than the median
 // part the cost model describes.
 //
+// Each part's speed also moves within a run: its power and clock control
+// hunt between a step's GEMM-, attention- and memory-bound phases (one H200
+// running decoder layers back to back: 1.2-1.8 % spread over 0.1-s windows,
+// configs/calibration/h200/measured/layer_sustained.csv). GPUs that wait for
+// each other within a layer or a micro-batch (the lockstep group: tensor,
+// context, expert and pipeline parallel peers, and every data-parallel one
+// when ZeRO-3 gathers the parameters layer by layer) run at the pace of
+// whichever is slowest at that moment; data-parallel replicas that meet once
+// per step (the gradient reduction) average those swings out. With the
+// fluctuation's sigma (hardware.gpu.speed_fluctuation) over the lockstep group
+// and the part-to-part sigma over the job, the kernels take
+//
+//   1 + sqrt( (sigma_part E[max of N])^2 + (sigma_fluct E[max of lockstep])^2 )
+//
+// times longer: exact when the lockstep group is the whole job (the sum of
+// two independent normals is normal with the variances added), the
+// part-to-part term alone when no GPU waits for another within a step.
+//
 // Every GPU is priced at that expected pace: the simulated GPUs stay equal,
 // so replica folding stays exact, and a run's step is the expectation over
 // which parts the scheduler hands out, not one draw.
 #pragma once
+
+#include "models/spec/experiment_spec.h"
 
 namespace pf::models {
 
@@ -24,8 +44,23 @@ namespace pf::models {
 // 1e-9 against the closed forms for n = 2, 3).
 double expected_max_standard_normal(int n);
 
-// The time multiplier of every kernel of a job of `gpus` GPUs whose speeds
-// spread by `sigma`: 1 + sigma E[max of gpus standard normals].
-double slowest_gpu_factor(double sigma, int gpus);
+// The time multiplier of every kernel of a job of `gpus` GPUs whose parts
+// spread by `part_sigma`, and whose speeds fluctuate by `fluctuation_sigma`
+// within groups of `lockstep_gpus` that wait for each other (formula above).
+double slowest_gpu_factor(double part_sigma, int gpus, double fluctuation_sigma = 0, int lockstep_gpus = 1);
+
+// How many GPUs wait for one another within a layer or a micro-batch: a
+// stage's tensor- and context-parallel group joined with its expert-parallel
+// group (EP folded out of the data-parallel replicas), times the pipeline's
+// stages; the whole job under ZeRO-3. At most `gpus`.
+int lockstep_gpus(const ParallelismSpec& p, int gpus);
+
+// slowest_gpu_factor of an experiment: hardware.gpu.speed_spread over its
+// GPUs, hardware.gpu.speed_fluctuation over its lockstep group.
+double slowest_gpu_factor(const ExperimentSpec& e);
+
+// The fluctuation's term alone, sigma_fluct E[max of lockstep] (the band's
+// sensitivity separates the two sigmas).
+double lockstep_fluctuation(const ExperimentSpec& e);
 
 }  // namespace pf::models

@@ -103,6 +103,12 @@ struct GpuSpec {
   // to part: a synchronous job runs at its slowest GPU's pace
   // (models/compute/gpu_variability.h). 0 = every part alike.
   double speed_spread = 0;
+  // Relative spread (sigma) of one part's speed over time (its power and
+  // clock control hunting between a step's GEMM-, attention- and
+  // memory-bound phases): GPUs that wait for each other within a layer or a
+  // micro-batch run at the pace of whichever is slowest at the moment
+  // (models/compute/gpu_variability.h). 0 = steady.
+  double speed_fluctuation = 0;
   std::string calibration;                  // path of a measured-kernel CSV, empty if none
   // The flash kernel the calibration's attention tables measured (flash,
   // flash2 or flash_triton): another kernel is priced from them by the ratio

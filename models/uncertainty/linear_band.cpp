@@ -24,10 +24,15 @@ std::optional<double> step_change(const Prior& p, double m, const StepShares& s)
   if (key == "hardware.gpu.efficiency.overlap_slowdown")
     return std::max(0.0, s.collective_total - s.collective_exposed) * (v - 1);
   if (key == "training.host_overhead_us") return s.host_bound * (v - 1);
-  // The kernels carry 1 + sigma E; sigma x v makes it 1 + v (factor - 1).
-  if (key == "hardware.gpu.speed_spread") {
+  // The kernels carry F = 1 + hypot(part, fluctuation); one sigma times v
+  // scales its own term (without fluctuation: 1 + v (F - 1)).
+  if (key == "hardware.gpu.speed_spread" || key == "hardware.gpu.speed_fluctuation") {
     const double f = s.slowest_gpu_factor;
-    return (s.gemm + s.attention + s.memory_bound) * ((1 + v * (f - 1)) / f - 1);
+    const double fluctuation = std::min(s.lockstep_fluctuation, f - 1);
+    const double part = std::sqrt(std::max(0.0, (f - 1) * (f - 1) - fluctuation * fluctuation));
+    const double moved = key == "hardware.gpu.speed_spread" ? 1 + std::hypot(v * part, fluctuation)
+                                                            : 1 + std::hypot(part, v * fluctuation);
+    return (s.gemm + s.attention + s.memory_bound) * (moved / f - 1);
   }
   return std::nullopt;
 }

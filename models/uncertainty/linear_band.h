@@ -31,7 +31,11 @@ struct StepShares {
   double gemm = 0, attention = 0, memory_bound = 0;  // compute stream by kernel class
   double collective_total = 0, collective_exposed = 0;
   double host_bound = 0;
-  double slowest_gpu_factor = 1;  // hardware.gpu.speed_spread's multiplier of every kernel (already in the shares)
+  // Every kernel's multiplier for the job's slowest GPU (already in the
+  // shares), 1 + hypot(part-to-part term, fluctuation term)
+  // (models/compute/gpu_variability.h), and the fluctuation's term alone.
+  double slowest_gpu_factor = 1;
+  double lockstep_fluctuation = 0;
 };
 
 struct LinearBand {

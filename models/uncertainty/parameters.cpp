@@ -82,6 +82,11 @@ constexpr std::array kParameters{
               "standard deviations: sigma 1.0-1.5 % around the presets' 1.2 %",
               "the step time of each GPU of the allocation running the same kernels alone (a burn-in GEMM loop)",
               [](const ExperimentSpec& e) { return e.hardware.gpu.speed_spread; }},
+    Parameter{"hardware.gpu.speed_fluctuation", "one GPU's speed swings within a run", 0.0, 0.5, 0.8, 1.2,
+              "decoder layers back to back on one H200: 1.19, 1.48 and 1.78 % spread of 0.1-s windows "
+              "(configs/calibration/h200/measured/layer_sustained.csv) around the presets' 1.5 %",
+              "the per-iteration time of one GPU running the plan's layers back to back (CUDA events, 0.1-s windows)",
+              [](const ExperimentSpec& e) { return e.hardware.gpu.speed_fluctuation; }},
 };
 
 // Whether the experiment runs kernels priced by the parameter at all.

@@ -214,6 +214,9 @@ SOURCE_DEFAULTS = {
         "without a granularity, which Megatron-Core then ignores: none",
         "training.grad_reduce_dtype bf16: every model family's perf config sets ddp.grad_reduce_in_fp32 = False "
         "(set_*_common_configs at 97ad8cc), so gradients are reduced and kept in bf16",
+        "training.host_sync_on_loss false: the perf scripts' common overrides turn off the NaN check on each loss "
+        "(rerun_state_machine.check_for_nan_in_loss = False; Megatron-Bridge 0.2.0, what the 25.11 container ran, and 97ad8cc)",
+        "overlap_param_gather false on the MXFP8 rows of DeepSeek-V3 on GB200 and Qwen3-235B on B200 (their perf configs)",
         "FP8-CS and FP8-MX (MXFP8) -> dtype fp8 with training.fp8_recipe tensorwise (current scaling) and mxfp8",
         "training.optimizer_states: the precision-aware optimizer the BF16 runs turn on (scripts/performance "
         "set_post_overrides) keeps the fp32 master weights as remainders of the bf16 ones (Megatron-Core 0.15 "
@@ -490,6 +493,11 @@ BRIDGE_FLEX = {
     ("DeepSeekV3 (w/o MTP)", "GB200"): "hybridep",   # DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BASE_CONFIG
 }
 
+
+# Megatron-Bridge 0.2.0 (the 25.11 container) perf configs that turn the distributed optimizer's parameter-gather
+# overlap off at MXFP8 (deepseek_v3_gb200_config, qwen3_235b_a22b_b200_config: "keeping this enabled causes NaN grad
+# norm"): (model, GPU) of the rows.
+BRIDGE_MXFP8_NO_PARAM_GATHER_OVERLAP = {("DeepSeekV3 (w/o MTP)", "GB200"), ("Qwen3_235B_a22B", "B200")}
 
 # Megatron-Bridge 25.11 recipes whose CommOverlapConfig turns on Transformer Engine's TP communication overlap
 # (97ad8cc): Llama 3 70B and Llama 3.1 405B (src/megatron/bridge/recipes/llama/llama3.py; the perf configs
@@ -824,6 +832,13 @@ def build_experiment(row):
         row.assumptions.append(f"recompute_modules [{', '.join(modules)}]")
     if src == "megatron-bridge-25.11-perf-summary":
         train["grad_reduce_dtype"] = "bf16"  # the perf configs' ddp.grad_reduce_in_fp32 = False
+        # The perf scripts' set_common_perf_overrides: rerun_state_machine.check_for_nan_in_loss = False, so
+        # no host sync at each micro-batch's loss (Megatron-Bridge 0.2.0, scripts/performance/utils/helpers.py).
+        train["host_sync_on_loss"] = False
+        if (row.model, r["gpu"]) in BRIDGE_MXFP8_NO_PARAM_GATHER_OVERLAP and fp8_recipe(row) == "mxfp8":
+            train["overlap_param_gather"] = False
+            row.assumptions.append("overlap_param_gather false: the perf config turns it off for MXFP8 "
+                                   "('keeping this enabled causes NaN grad norm', Megatron-Bridge 0.2.0)")
     states, states_note = optimizer_states(row, dtype, _zero_stage(row))
     if states:
         train["optimizer_states"] = states

@@ -96,6 +96,7 @@ TEST(TrainingPhysics, DoublingPeakFlopsHalvesComputeBoundWork) {
 // a one-GPU job has no slower part to wait for.
 TEST(TrainingPhysics, SpeedSpreadSlowsEveryKernelToTheSlowestOfTheJob) {
   auto even = pipeline(8), spread = pipeline(8);
+  for (auto* o : {&even, &spread}) o->push_back("hardware.gpu.speed_fluctuation=0");
   even.push_back("hardware.gpu.speed_spread=0");
   spread.push_back("hardware.gpu.speed_spread=0.02");
   const RunResult a = run(even), b = run(spread);
@@ -117,6 +118,42 @@ TEST(TrainingPhysics, SpeedSpreadSlowsEveryKernelToTheSlowestOfTheJob) {
   auto one_spread = one;
   one_spread.push_back("hardware.gpu.speed_spread=0.02");
   EXPECT_EQ(run(one).step_time_s, run(one_spread).step_time_s);
+}
+
+// hardware.gpu.speed_fluctuation: one part's speed swinging within a run
+// costs what the GPUs in lockstep wait for. Four pipeline stages wait for
+// each other every micro-batch: every kernel takes 1 + sigma E[max of 4]
+// longer. Four data-parallel replicas (ZeRO-1) meet only at the step's
+// gradient reduction and average their swings out: the step is unchanged.
+// Under ZeRO-3 they gather every layer's parameters from one another: the
+// four are in lockstep again.
+TEST(TrainingPhysics, SpeedFluctuationCostsOnlyWhatTheLockstepGroupWaitsFor) {
+  const auto with = [](std::vector<std::string> o, const char* sigma) {
+    o.push_back("hardware.gpu.speed_spread=0");
+    o.push_back(std::string("hardware.gpu.speed_fluctuation=") + sigma);
+    return o;
+  };
+  const double factor = 1 + 0.02 * 1.0293754;  // E[max of 4 standard normals]
+  const RunResult a = run(with(pipeline(8), "0")), b = run(with(pipeline(8), "0.02"));
+  EXPECT_NEAR(b.forward_s / a.forward_s, factor, 1e-9);
+  EXPECT_NEAR(b.backward_s / a.backward_s, factor, 1e-9);
+  std::vector<std::string> replicas = {"topology.nodes=1", "hardware.node.gpus_per_node=4",
+                                       "hardware.node.nics_per_node=4", "parallelism.pp=1", "parallelism.dp=4",
+                                       "training.global_batch_size=8", "training.host_overhead_us=0"};
+  EXPECT_EQ(run(with(replicas, "0")).step_time_s, run(with(replicas, "0.02")).step_time_s);
+  replicas.push_back("parallelism.zero_stage=3");
+  replicas.push_back("hardware.gpu.efficiency.overlap_sm_cost=0");  // no stretch beside the gathers: kernels exact
+  const RunResult c = run(with(replicas, "0")), d = run(with(replicas, "0.02"));
+  std::string top;  // the longest compute kernel kind (the phases also wait on the gathers)
+  for (const KindTime& k : c.top_ops) {
+    if (k.kind.rfind("dp_", 0) != 0) {
+      top = k.kind;
+      break;
+    }
+  }
+  ASSERT_GT(kind_seconds(d, top), 0) << top;
+  EXPECT_NEAR(kind_seconds(d, top) / kind_seconds(c, top), factor, 1e-9) << top;
+  EXPECT_GT(d.step_time_s, c.step_time_s);
 }
 
 // training.cpu_offload_layers on one GPU, 16 layers, 8 offloaded (synced at

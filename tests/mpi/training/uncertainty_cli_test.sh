@@ -75,7 +75,8 @@ cp "$root/configs/hardware/a100-sxm-80gb.yaml" "$work/flat.yaml"
 import sys
 keys = ["gpu.sustained_clock", "gpu.efficiency.gemm", "gpu.efficiency.attention", "gpu.efficiency.attention_flash2",
         "gpu.efficiency.elementwise", "gpu.efficiency.overlap_slowdown", "gpu.efficiency.communication_overhead_us",
-        "nccl.latency_scale", "node.nvlink_efficiency", "node.nic_efficiency", "gpu.speed_spread"]
+        "nccl.latency_scale", "node.nvlink_efficiency", "node.nic_efficiency", "gpu.speed_spread",
+        "gpu.speed_fluctuation"]
 text = open(sys.argv[1]).read().split("uncertainty:")[0]
 text += "uncertainty:\n" + "".join("  - {key: %s, low: 1, high: 1, source: test}\n" % k for k in keys)
 open(sys.argv[1], "w").write(text)

@@ -46,5 +46,48 @@ TEST(GpuVariability, FactorIsOneWithoutSpreadOrWithOneGpu) {
   EXPECT_NEAR(slowest_gpu_factor(0.012, 2), 1 + 0.012 / std::sqrt(std::numbers::pi), 1e-12);
 }
 
+// Fluctuation within the lockstep group: the whole job in lockstep is the
+// sum of two independent normals, sigma_part and sigma_fluct added in
+// quadrature; no GPU in lockstep leaves the part-to-part term alone; the
+// factor only grows with either sigma or the group.
+TEST(GpuVariability, FluctuationAddsInQuadratureOverTheLockstepGroup) {
+  const double e512 = expected_max_standard_normal(512);
+  EXPECT_NEAR(slowest_gpu_factor(0.012, 512, 0.015, 512), 1 + std::sqrt(0.012 * 0.012 + 0.015 * 0.015) * e512, 1e-12);
+  EXPECT_EQ(slowest_gpu_factor(0.012, 512, 0.015, 1), slowest_gpu_factor(0.012, 512));
+  EXPECT_EQ(slowest_gpu_factor(0.012, 512, 0, 512), 1 + 0.012 * e512);
+  EXPECT_NEAR(slowest_gpu_factor(0, 512, 0.015, 8), 1 + 0.015 * expected_max_standard_normal(8), 1e-12);
+  double previous = 1;
+  for (int lockstep = 1; lockstep <= 512; lockstep *= 2) {
+    const double f = slowest_gpu_factor(0.012, 512, 0.015, lockstep);
+    EXPECT_GE(f, previous) << lockstep;
+    previous = f;
+  }
+  EXPECT_GT(slowest_gpu_factor(0.012, 512, 0.02, 64), slowest_gpu_factor(0.012, 512, 0.015, 64));
+}
+
+ParallelismSpec plan(int tp, int pp, int dp, int cp = 1, int ep = 1, int expert_tp = 0, int zero = 1) {
+  ParallelismSpec p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.cp = cp;
+  p.ep = ep;
+  p.expert_tp = expert_tp;
+  p.zero_stage = zero;
+  return p;
+}
+
+// Who waits for whom within a layer or a micro-batch.
+TEST(GpuVariability, LockstepGroupIsTheModelParallelPeers) {
+  EXPECT_EQ(lockstep_gpus(plan(8, 6, 48), 2304), 48);            // TP 8 x PP 6; DP replicas meet once a step
+  EXPECT_EQ(lockstep_gpus(plan(1, 1, 512), 512), 1);             // plain data parallelism
+  EXPECT_EQ(lockstep_gpus(plan(1, 1, 512, 1, 1, 0, 3), 512), 512);  // ZeRO-3 gathers every layer from all
+  EXPECT_EQ(lockstep_gpus(plan(2, 4, 8, 2), 128), 2 * 2 * 4);     // TP x CP per stage, times the stages
+  EXPECT_EQ(lockstep_gpus(plan(2, 8, 16, 1, 4), 256), 2 * 4 * 8);  // EP strides over 4 TP groups (expert_tp = tp)
+  EXPECT_EQ(lockstep_gpus(plan(4, 8, 8, 1, 8, 1), 256), 8 * 8);   // folding: EP 8 over consecutive ranks, two TP groups
+  EXPECT_EQ(lockstep_gpus(plan(8, 1, 8, 1, 4, 1), 64), 8);        // folding: EP 4 inside one TP group
+  EXPECT_EQ(lockstep_gpus(plan(8, 4, 1), 16), 16);                // never more than the job
+}
+
 }  // namespace
 }  // namespace pf::models

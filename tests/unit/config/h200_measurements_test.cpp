@@ -190,5 +190,42 @@ TEST(H200Measurements, SustainedClockLiesBetweenTheMeasuredGemmAndLayerClocks) {
   EXPECT_LE(preset, layer);
 }
 
+// Each decoder layer of the layer section run back to back for 12 s, in
+// windows of ten iterations timed by CUDA events: the spread of a window's
+// iteration time once the first third (the warm-up, clocks still settling)
+// is left out. The preset's speed_fluctuation is their median; every layer
+// swings more than the one GEMM run back to back (its clock holds steady at
+// the power cap), so the swing is the mix's, not the timer's.
+double steady_spread(const std::vector<double>& x) {
+  const std::vector<double> steady(x.begin() + static_cast<std::ptrdiff_t>(x.size() / 3), x.end());
+  double mean = 0, sq = 0;
+  for (double v : steady) mean += v;
+  mean /= static_cast<double>(steady.size());
+  for (double v : steady) sq += (v - mean) * (v - mean);
+  return std::sqrt(sq / static_cast<double>(steady.size())) / mean;
+}
+
+TEST(H200Measurements, SpeedFluctuationIsTheMedianSpreadOfLayersBackToBack) {
+  std::map<std::string, std::vector<double>> windows;
+  for (const auto& row : read_rows(calibration() / "measured" / "layer_sustained.csv"))
+    windows[row.at("config")].push_back(std::stod(row.at("iter_ms")));
+  std::vector<double> spreads;
+  for (const auto& [config, x] : windows) {
+    ASSERT_GE(x.size(), 30u) << config;
+    spreads.push_back(steady_spread(x));
+    std::cout << config << ": " << x.size() << " windows, spread " << 100 * spreads.back() << " %\n";
+  }
+  ASSERT_EQ(spreads.size(), 3u);
+  std::sort(spreads.begin(), spreads.end());
+  std::vector<double> gemm;
+  for (const auto& row : read_rows(calibration() / "measured" / "sustained_gemm.csv")) gemm.push_back(std::stod(row.at("tflops")));
+  ASSERT_GE(gemm.size(), 30u);
+  EXPECT_LT(steady_spread(gemm), spreads.front());
+  const double preset = h200().gpu.speed_fluctuation;
+  EXPECT_NEAR(preset, spreads[1], 0.001);
+  EXPECT_GE(preset, spreads.front());
+  EXPECT_LE(preset, spreads.back());
+}
+
 }  // namespace
 }  // namespace pf::config

@@ -29,7 +29,7 @@ TEST(ReportJson, HasEverySpecKeyInSpecOrderThenExtensions) {
       "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "peak_memory_gb",
       "pp_stage_memory_gb", "memory", "oom", "bottlenecks", "uncertainty", "simulation", "config_sha256", "version"};
   const std::vector<std::string> extensions = {"name", "gpus", "binding_gpu", "p2p_wait_ms", "bubble_ms", "host_bound_ms",
-                                                  "overlap_stretch_ms", "slowest_gpu_factor"};
+                                                  "overlap_stretch_ms", "slowest_gpu_factor", "lockstep_gpus"};
   std::vector<std::string> expected = spec;
   expected.insert(expected.end(), extensions.begin(), extensions.end());
   EXPECT_EQ(keys(j), expected);

@@ -141,6 +141,33 @@ TEST(LinearBand, SpeedSpreadMovesTheKernelsByTheFactorsRatio) {
   EXPECT_EQ(one.high, 10);
 }
 
+// With both sigmas, F = 1 + hypot(part, fluctuation): each prior scales its
+// own term only. Part 0.03 and fluctuation 0.04 make F = 1.05; the
+// fluctuation at v gives 1 + hypot(0.03, 0.04 v), the spread at v
+// 1 + hypot(0.03 v, 0.04).
+TEST(LinearBand, EachSigmaMovesItsOwnTermOfTheSlowestGpuFactor) {
+  static const Parameter fluctuation{"hardware.gpu.speed_fluctuation", "fluctuation", 0, 0.5, 0.8, 1.2, "", "",
+                                     [](const ExperimentSpec&) { return 0.015; }};
+  static const Parameter spread{"hardware.gpu.speed_spread", "spread", 0, 0.5, 0.8, 1.25, "", "",
+                                [](const ExperimentSpec&) { return 0.012; }};
+  const StepShares s{.step = 10, .gemm = 5, .attention = 2, .memory_bound = 1, .slowest_gpu_factor = 1.05,
+                     .lockstep_fluctuation = 0.04};
+  for (const Parameter* p : {&fluctuation, &spread}) {
+    std::vector<Prior> priors(1);
+    priors[0].parameter = p;
+    priors[0].nominal = p->nominal(ExperimentSpec{});
+    priors[0].low = p->low;
+    priors[0].high = p->high;
+    const LinearBand band = linear_band(priors, s);
+    const auto moved = [&](double v) {
+      return p == &fluctuation ? 1 + std::hypot(0.03, 0.04 * v) : 1 + std::hypot(0.03 * v, 0.04);
+    };
+    const double v10 = prior_quantile(priors[0], 0.1), v90 = prior_quantile(priors[0], 0.9);
+    EXPECT_NEAR(band.high, 10 + 8 * (moved(v90) / 1.05 - 1), 1e-12) << p->key;
+    EXPECT_NEAR(band.low, 10 + 8 * (moved(v10) / 1.05 - 1), 1e-12) << p->key;
+  }
+}
+
 }  // namespace
 }  // namespace pf::models::uncertainty
 
