@@ -141,7 +141,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   }
   j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
   j["slowest_gpu_factor"] = slowest_gpu;
-  j["lockstep_gpus"] = models::lockstep_gpus(e.parallelism, e.gpu_count());
+  j["lockstep_gpus"] = models::lockstep_gpus(e);
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);
   write_figures(j, r.figures);
   return j;

@@ -34,8 +34,8 @@ double slowest_gpu_factor(double part_sigma, int gpus, double fluctuation_sigma,
   return 1 + std::hypot(part, fluctuation);
 }
 
-int lockstep_gpus(const ParallelismSpec& p, int gpus) {
-  if (p.zero_stage >= 3) return std::max(1, gpus);
+int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_gather_layers) {
+  if (replicas_gather_layers) return std::max(1, gpus);
   const std::int64_t tp_cp = static_cast<std::int64_t>(p.tp) * p.cp;
   // Expert tensor parallelism = tp: each EP group takes one rank of each of
   // ep TP groups. Narrower experts (MoE parallel folding): EP groups are
@@ -44,14 +44,25 @@ int lockstep_gpus(const ParallelismSpec& p, int gpus) {
   return static_cast<int>(std::clamp<std::int64_t>(stage * p.pp, 1, std::max(1, gpus)));
 }
 
+bool replicas_gather_layers(const ExperimentSpec& e) {
+  const ParallelismSpec& p = e.parallelism;
+  if (p.zero_stage >= 3) return true;
+  const std::int64_t per_step = static_cast<std::int64_t>(e.training.micro_batch_size) * std::max(1, p.dp);
+  const bool one_microbatch = e.training.global_batch_size <= per_step;
+  return p.zero_stage >= 1 && p.dp > 1 && e.training.overlap_param_gather && one_microbatch;
+}
+
+int lockstep_gpus(const ExperimentSpec& e) {
+  return lockstep_gpus(e.parallelism, e.gpu_count(), replicas_gather_layers(e));
+}
+
 double slowest_gpu_factor(const ExperimentSpec& e) {
-  const int gpus = e.gpu_count();
-  return slowest_gpu_factor(e.hardware.gpu.speed_spread, gpus, e.hardware.gpu.speed_fluctuation,
-                            lockstep_gpus(e.parallelism, gpus));
+  return slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count(), e.hardware.gpu.speed_fluctuation,
+                            lockstep_gpus(e));
 }
 
 double lockstep_fluctuation(const ExperimentSpec& e) {
-  return e.hardware.gpu.speed_fluctuation * expected_max_standard_normal(lockstep_gpus(e.parallelism, e.gpu_count()));
+  return e.hardware.gpu.speed_fluctuation * expected_max_standard_normal(lockstep_gpus(e));
 }
 
 }  // namespace pf::models

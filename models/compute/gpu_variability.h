@@ -18,7 +18,7 @@
 // configs/calibration/h200/measured/layer_sustained.csv). GPUs that wait for
 // each other within a layer or a micro-batch (the lockstep group: tensor,
 // context, expert and pipeline parallel peers, and every data-parallel one
-// when ZeRO-3 gathers the parameters layer by layer) run at the pace of
+// when the replicas gather the parameters layer by layer) run at the pace of
 // whichever is slowest at that moment; data-parallel replicas that meet once
 // per step (the gradient reduction) average those swings out. With the
 // fluctuation's sigma (hardware.gpu.speed_fluctuation) over the lockstep group
@@ -52,8 +52,19 @@ double slowest_gpu_factor(double part_sigma, int gpus, double fluctuation_sigma 
 // How many GPUs wait for one another within a layer or a micro-batch: a
 // stage's tensor- and context-parallel group joined with its expert-parallel
 // group (EP folded out of the data-parallel replicas), times the pipeline's
-// stages; the whole job under ZeRO-3. At most `gpus`.
-int lockstep_gpus(const ParallelismSpec& p, int gpus);
+// stages; the whole job when the replicas gather each layer's parameters
+// from one another (`replicas_gather_layers`). At most `gpus`.
+int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_gather_layers);
+
+// Whether the data-parallel replicas gather each layer's parameters from one
+// another as the forward reaches it: every micro-batch under ZeRO-3, and the
+// step's only micro-batch under ZeRO-1 or 2 with overlap_param_gather (the
+// gathers prefetched layer by layer into the first forward, and the step
+// then ends within the swing's period).
+bool replicas_gather_layers(const ExperimentSpec& e);
+
+// lockstep_gpus of an experiment.
+int lockstep_gpus(const ExperimentSpec& e);
 
 // slowest_gpu_factor of an experiment: hardware.gpu.speed_spread over its
 // GPUs, hardware.gpu.speed_fluctuation over its lockstep group.

@@ -29,13 +29,14 @@ constexpr std::string_view kSource =
 // 1.3206, P95 2.0969 -> 2.1351), with the same k: the priors' band of those
 // rows moves by their attention's share only. Both strata were regenerated,
 // with the same k, when the GPUs in lockstep took one part's speed swings
-// (hardware.gpu.speed_fluctuation, 2026-12-07): dense median 1.0740 ->
-// 1.0621, P90 1.1888 -> 1.1741; MoE median 1.0585 -> 1.0455. The new prior
+// (hardware.gpu.speed_fluctuation) and the TP-overlapped reduce-scatters
+// their last chunk's tail (2026-12-07): dense median 1.0740 -> 1.0621, P90
+// 1.1888 -> 1.1641; MoE median 1.0585 -> 1.0430. The new prior
 // widens the priors' band of rows with large lockstep groups by at most a
 // few tenths of a percent, which the unchanged k leaves out.
-constexpr ModelError kDense{"dense", 101, {0.7787, 0.9239, 0.9503, 1.0014, 1.0621, 1.1208, 1.1741, 1.2093, 1.2482},
+constexpr ModelError kDense{"dense", 101, {0.7700, 0.9239, 0.9485, 1.0012, 1.0621, 1.1178, 1.1641, 1.2093, 1.2302},
                             kSource};
-constexpr ModelError kMoe{"moe", 24, {0.8351, 0.8435, 0.8951, 0.9109, 1.0455, 1.3008, 1.6631, 2.1297, 2.2147},
+constexpr ModelError kMoe{"moe", 24, {0.8351, 0.8449, 0.9018, 0.9102, 1.0430, 1.2994, 1.6596, 2.1284, 2.2148},
                           kSource};
 
 // The piecewise-linear map through the knots (from[k], to[k]), `from`

@@ -193,11 +193,13 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   if (c.tp_overlap()) b.also_wait(first_projection, last_projection, src);
   int proj = b.gemm(OpKind::attn_proj_fwd, d.tokens, h, d.attn_out_local, {DepRef::op(attn)});
   int out = proj;
-  if (c.tp()) {
+  if (c.tp() && c.tp_overlap()) {
+    // The reduce-scatter takes the GEMM's output chunk by chunk; what follows
+    // waits for the last chunk's.
+    out = pipelined_reduce_scatter(b, c, attn, proj);
+  } else if (c.tp()) {
     OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-    // Overlapped, the reduce-scatter takes the GEMM's output as it comes; what
-    // follows is a compute op, after the GEMM in stream order.
-    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(c.tp_overlap() ? attn : proj)});
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(proj)});
   }
   // Bias, dropout and residual add, fused as in Megatron.
   return b.rows(OpKind::residual_fwd, d.tokens_sp, h, 3, 3, {DepRef::op(out)});
@@ -223,7 +225,10 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int out = dx;
   if (c.tp()) {
     OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(c.tp_overlap() ? attn : dx)});
+    // The input gradient's reduction follows its GEMM and overlaps the weight
+    // gradients after it (Megatron's async grad-input reduce-scatter; TE's bulk
+    // `qkv_wgrad` overlap under TP communication overlap).
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(dx)});
   }
   projections_wgrad(b, c, DepRef::op(attn), DepRef::op(regather >= 0 ? regather : attn), p);
   return b.rows(OpKind::norm_bwd, d.tokens_sp, h, 3, 8, {DepRef::op(out)}, p.norm);

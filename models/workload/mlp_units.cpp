@@ -17,8 +17,9 @@ int mlp_core_fwd(UnitBuilder& b, const RecipeContext& c, DepRef normed, const Ml
                     : b.rows(OpKind::mlp_act_fwd, d.tokens, w.ffn_local, act_tensors, 8, {DepRef::op(fc1)});
   int fc2 = b.gemm(OpKind::mlp_fc2_fwd, d.tokens, h, w.ffn_local, {DepRef::op(act)});
   if (!c.tp()) return fc2;
+  if (overlap) return pipelined_reduce_scatter(b, c, act, fc2);
   OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-  return b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(overlap ? act : fc2)});
+  return b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(fc2)});
 }
 
 int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpWidths& w) {
@@ -40,7 +41,7 @@ int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpW
   int out = dfc1;
   if (c.tp()) {
     OpKind k = d.sp ? OpKind::tp_reduce_scatter : OpKind::tp_all_reduce;
-    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(overlap ? act : dfc1)});
+    out = b.collective(k, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(dfc1)});  // as attention's
   }
   DepRef saved = regather >= 0 ? DepRef::op(regather) : DepRef::op(act);
   b.gemm(OpKind::mlp_fc1_wgrad, h, w.fc1_local, d.tokens, {DepRef::op(act), saved}, w.fc1_params);

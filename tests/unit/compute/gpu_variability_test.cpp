@@ -65,7 +65,7 @@ TEST(GpuVariability, FluctuationAddsInQuadratureOverTheLockstepGroup) {
   EXPECT_GT(slowest_gpu_factor(0.012, 512, 0.02, 64), slowest_gpu_factor(0.012, 512, 0.015, 64));
 }
 
-ParallelismSpec plan(int tp, int pp, int dp, int cp = 1, int ep = 1, int expert_tp = 0, int zero = 1) {
+ParallelismSpec plan(int tp, int pp, int dp, int cp = 1, int ep = 1, int expert_tp = 0) {
   ParallelismSpec p;
   p.tp = tp;
   p.pp = pp;
@@ -73,20 +73,44 @@ ParallelismSpec plan(int tp, int pp, int dp, int cp = 1, int ep = 1, int expert_
   p.cp = cp;
   p.ep = ep;
   p.expert_tp = expert_tp;
-  p.zero_stage = zero;
   return p;
 }
 
 // Who waits for whom within a layer or a micro-batch.
 TEST(GpuVariability, LockstepGroupIsTheModelParallelPeers) {
-  EXPECT_EQ(lockstep_gpus(plan(8, 6, 48), 2304), 48);            // TP 8 x PP 6; DP replicas meet once a step
-  EXPECT_EQ(lockstep_gpus(plan(1, 1, 512), 512), 1);             // plain data parallelism
-  EXPECT_EQ(lockstep_gpus(plan(1, 1, 512, 1, 1, 0, 3), 512), 512);  // ZeRO-3 gathers every layer from all
-  EXPECT_EQ(lockstep_gpus(plan(2, 4, 8, 2), 128), 2 * 2 * 4);     // TP x CP per stage, times the stages
-  EXPECT_EQ(lockstep_gpus(plan(2, 8, 16, 1, 4), 256), 2 * 4 * 8);  // EP strides over 4 TP groups (expert_tp = tp)
-  EXPECT_EQ(lockstep_gpus(plan(4, 8, 8, 1, 8, 1), 256), 8 * 8);   // folding: EP 8 over consecutive ranks, two TP groups
-  EXPECT_EQ(lockstep_gpus(plan(8, 1, 8, 1, 4, 1), 64), 8);        // folding: EP 4 inside one TP group
-  EXPECT_EQ(lockstep_gpus(plan(8, 4, 1), 16), 16);                // never more than the job
+  EXPECT_EQ(lockstep_gpus(plan(8, 6, 48), 2304, false), 48);       // TP 8 x PP 6; DP replicas meet once a step
+  EXPECT_EQ(lockstep_gpus(plan(1, 1, 512), 512, false), 1);         // plain data parallelism
+  EXPECT_EQ(lockstep_gpus(plan(1, 1, 512), 512, true), 512);        // replicas gathering every layer from all
+  EXPECT_EQ(lockstep_gpus(plan(2, 4, 8, 2), 128, false), 2 * 2 * 4);  // TP x CP per stage, times the stages
+  EXPECT_EQ(lockstep_gpus(plan(2, 8, 16, 1, 4), 256, false), 2 * 4 * 8);  // EP strides over 4 TP groups (expert_tp = tp)
+  EXPECT_EQ(lockstep_gpus(plan(4, 8, 8, 1, 8, 1), 256, false), 8 * 8);   // folding: EP 8 over consecutive ranks
+  EXPECT_EQ(lockstep_gpus(plan(8, 1, 8, 1, 4, 1), 64, false), 8);   // folding: EP 4 inside one TP group
+  EXPECT_EQ(lockstep_gpus(plan(8, 4, 1), 16, false), 16);           // never more than the job
+}
+
+// When the replicas gather each layer's parameters from one another.
+TEST(GpuVariability, ReplicasGatherLayersUnderZero3OrTheirOnlyMicroBatch) {
+  ExperimentSpec e;
+  e.parallelism = plan(1, 1, 64);
+  e.training.global_batch_size = 64 * 4;  // four micro-batches of one
+  e.training.micro_batch_size = 1;
+  e.training.overlap_param_gather = true;
+  for (int zero : {0, 1, 2}) {
+    e.parallelism.zero_stage = zero;
+    EXPECT_FALSE(replicas_gather_layers(e)) << zero;  // the first of four forwards only; the step averages it out
+  }
+  e.parallelism.zero_stage = 3;
+  EXPECT_TRUE(replicas_gather_layers(e));
+  e.training.micro_batch_size = 4;  // now one micro-batch per step
+  for (int zero : {1, 2}) {
+    e.parallelism.zero_stage = zero;
+    EXPECT_TRUE(replicas_gather_layers(e)) << zero;
+  }
+  e.training.overlap_param_gather = false;  // gathered after the optimizer, all at once
+  EXPECT_FALSE(replicas_gather_layers(e));
+  e.parallelism.zero_stage = 0;
+  e.training.overlap_param_gather = true;
+  EXPECT_FALSE(replicas_gather_layers(e));  // nothing sharded, nothing gathered
 }
 
 }  // namespace

@@ -78,9 +78,12 @@ TEST(ProgramComm, TensorParallelCollectivesAreOnTheCriticalPath) {
 
 // training.tp_comm_overlap: each all-gather runs beside the GEMM that reads it
 // (the GEMM waits only for the local shard; the next compute op waits for
-// both), and each reduce-scatter beside the GEMM that feeds it (it waits for
-// the GEMM's input, not its output). Off, or without sequence parallelism,
-// nothing changes; either way the programs run to completion.
+// both), and each forward reduce-scatter in Transformer Engine's pipeline of
+// four chunks: three quarters of its bytes beside the GEMM that feeds it (it
+// waits for the GEMM's input, not its output), the last chunk's quarter after
+// the GEMM and after them; the next compute op waits for that one. Off, or
+// without sequence parallelism, nothing changes; either way the programs run
+// to completion.
 TEST(ProgramComm, TensorParallelOverlapRunsCollectivesBesideTheirGemms) {
   auto plan_with = [](bool sp, bool overlap) {
     Config c;
@@ -93,7 +96,12 @@ TEST(ProgramComm, TensorParallelOverlapRunsCollectivesBesideTheirGemms) {
     return WorkloadPlan(base.model(), base.parallelism(), t);
   };
   const std::vector<Op> ops = testing::ops_of(plan_with(true, true), 0);
+  const WorkloadPlan shape = plan_with(true, true);
+  const std::uint64_t hidden_bytes = static_cast<std::uint64_t>(shape.training().micro_batch_size) *
+                                     static_cast<std::uint64_t>(shape.training().seq_length) *
+                                     static_cast<std::uint64_t>(shape.model().hidden_size) * 2;
   int gathers = 0, scatters = 0;
+  std::uint32_t overlapped = 0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& o = ops[i];
     if (o.group.kind() != GroupKind::tp || o.phase != Phase::fwd || o.microbatch != 0 || o.layer != 0) continue;
@@ -109,12 +117,22 @@ TEST(ProgramComm, TensorParallelOverlapRunsCollectivesBesideTheirGemms) {
     }
     if (o.kind == OpKind::tp_reduce_scatter) {
       const Op& producer = ops[o.deps[0]];
-      EXPECT_NE(op_class(producer.kind), OpClass::gemm) << "the reduce-scatter starts with its GEMM";
+      const bool tail = op_class(producer.kind) == OpClass::gemm;
+      if (!tail) {
+        EXPECT_EQ(o.bytes, hidden_bytes - hidden_bytes / 4) << "the first chunks start with their GEMM";
+        overlapped = o.id;
+      } else {
+        EXPECT_EQ(o.bytes, hidden_bytes / 4) << "the last chunk follows " << kind_name(producer.kind);
+        EXPECT_TRUE(waits_for(ops, o.id, overlapped)) << "and the chunks before it";
+        auto next = std::find_if(after, ops.end(), [](const Op& x) { return x.stream == Stream::compute; });
+        ASSERT_NE(next, ops.end());
+        EXPECT_TRUE(waits_for(ops, next->id, o.id)) << kind_name(next->kind) << " waits for the last chunk";
+      }
       ++scatters;
     }
   }
   EXPECT_EQ(gathers, 2);
-  EXPECT_EQ(scatters, 2);
+  EXPECT_EQ(scatters, 4);  // two reduce-scatters a layer, two pieces each
   for (bool sp : {false, true}) {
     for (bool overlap : {false, true}) {
       const WorkloadPlan plan = plan_with(sp, overlap);
