@@ -37,6 +37,14 @@ double kind_seconds(const RunResult& r, const std::string& kind) {
   return -1;
 }
 
+// The longest op kind of the run whose name does not start with `skip` (a
+// communication family whose times include waiting).
+std::string longest_kind_but(const RunResult& r, const std::string& skip) {
+  for (const KindTime& k : r.top_ops)
+    if (k.kind.rfind(skip, 0) != 0) return k.kind;
+  return {};
+}
+
 // Four pipeline stages on one 4-GPU server, nothing but the pipeline: dp 1,
 // no launch overhead, a 64-token vocabulary so that the embedding and head
 // do not unbalance the first and last stage (< 0.3% of a stage).
@@ -103,13 +111,7 @@ TEST(TrainingPhysics, SpeedSpreadSlowsEveryKernelToTheSlowestOfTheJob) {
   const double factor = 1 + 0.02 * 1.0293754;  // E[max of 4 standard normals]
   EXPECT_NEAR(b.forward_s / a.forward_s, factor, 1e-9);
   EXPECT_NEAR(b.backward_s / a.backward_s, factor, 1e-9);
-  std::string top;  // the longest compute kernel kind (pipeline receives include their waits)
-  for (const KindTime& k : a.top_ops) {
-    if (k.kind.rfind("pp_", 0) != 0) {
-      top = k.kind;
-      break;
-    }
-  }
+  const std::string top = longest_kind_but(a, "pp_");  // pipeline receives include their waits
   ASSERT_GT(kind_seconds(b, top), 0) << top;
   EXPECT_NEAR(kind_seconds(b, top) / kind_seconds(a, top), factor, 1e-9) << top;
   EXPECT_GT(b.step_time_s, a.step_time_s);
@@ -144,13 +146,7 @@ TEST(TrainingPhysics, SpeedFluctuationCostsOnlyWhatTheLockstepGroupWaitsFor) {
   replicas.push_back("parallelism.zero_stage=3");
   replicas.push_back("hardware.gpu.efficiency.overlap_sm_cost=0");  // no stretch beside the gathers: kernels exact
   const RunResult c = run(with(replicas, "0")), d = run(with(replicas, "0.02"));
-  std::string top;  // the longest compute kernel kind (the phases also wait on the gathers)
-  for (const KindTime& k : c.top_ops) {
-    if (k.kind.rfind("dp_", 0) != 0) {
-      top = k.kind;
-      break;
-    }
-  }
+  const std::string top = longest_kind_but(c, "dp_");  // the phases also wait on the gathers
   ASSERT_GT(kind_seconds(d, top), 0) << top;
   EXPECT_NEAR(kind_seconds(d, top) / kind_seconds(c, top), factor, 1e-9) << top;
   EXPECT_GT(d.step_time_s, c.step_time_s);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <tuple>
 
 #include "models/compute/gpu_variability.h"
 
@@ -67,12 +68,7 @@ TEST(GpuVariability, FluctuationAddsInQuadratureOverTheLockstepGroup) {
 
 ParallelismSpec plan(int tp, int pp, int dp, int cp = 1, int ep = 1, int expert_tp = 0) {
   ParallelismSpec p;
-  p.tp = tp;
-  p.pp = pp;
-  p.dp = dp;
-  p.cp = cp;
-  p.ep = ep;
-  p.expert_tp = expert_tp;
+  std::tie(p.tp, p.pp, p.dp, p.cp, p.ep, p.expert_tp) = std::tie(tp, pp, dp, cp, ep, expert_tp);
   return p;
 }
 
