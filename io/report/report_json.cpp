@@ -53,7 +53,7 @@ ordered_json bottlenecks_json(const RunResult& r) {
 
 // The cheap band: the priors to first order over the binding GPU's time
 // (models/uncertainty/linear_band.h); `--uncertainty N` adds the sampled one.
-ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& e, double slowest_gpu_factor) {
+ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& e, const models::SlowestGpu& slowest) {
   const models::training::Uncertainty& u = r.uncertainty;
   models::uncertainty::StepShares s;
   s.step = r.step_time_s;
@@ -63,8 +63,8 @@ ordered_json uncertainty_json(const RunResult& r, const models::ExperimentSpec& 
   s.collective_total = r.collective_total_s;
   s.collective_exposed = r.collective_exposed_s;
   s.host_bound = r.host_bound_s;
-  s.slowest_gpu_factor = slowest_gpu_factor;
-  s.lockstep_fluctuation = models::lockstep_fluctuation(e);
+  s.part_spread = slowest.part;
+  s.lockstep_fluctuation = slowest.fluctuation;
   const models::uncertainty::ModelError* error = models::uncertainty::model_error_prior(e);
   const models::uncertainty::LinearBand band =
       models::uncertainty::linear_band(models::uncertainty::priors_for(e), s, error);
@@ -123,7 +123,7 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["oom"] = oom_json(r.memory.oom);
   j["bottlenecks"] = bottlenecks_json(r);
   // Every kernel's time is multiplied by it (already inside the phases).
-  const double slowest_gpu = models::slowest_gpu_factor(e);
+  const models::SlowestGpu slowest_gpu = models::slowest_gpu(e);
   j["uncertainty"] = uncertainty_json(r, e, slowest_gpu);
   j["simulation"] = simulation_json(r.simulation);
   j["config_sha256"] = std::string(config_sha256);
@@ -140,8 +140,8 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
     j["host_oom"] = oom_json(r.memory.host_oom);  // null: the offloaded activations fit (or no host_memory_gb)
   }
   j["overlap_stretch_ms"] = r.overlap_stretch_s * kMs;
-  j["slowest_gpu_factor"] = slowest_gpu;
-  j["lockstep_gpus"] = models::lockstep_gpus(e);
+  j["slowest_gpu_factor"] = slowest_gpu.factor();
+  j["lockstep_gpus"] = slowest_gpu.lockstep_gpus;
   if (!e.faults.empty()) j["faults"] = faults_json(r, e);
   write_figures(j, r.figures);
   return j;

@@ -27,11 +27,16 @@ double expected_max_standard_normal(int n) {
   return sum * h / 3;
 }
 
+namespace {
+
+// sigma E[max of n], without the quadrature when there is no spread.
+double slowest_term(double sigma, int n) { return sigma > 0 ? sigma * expected_max_standard_normal(n) : 0; }
+
+}  // namespace
+
 double slowest_gpu_factor(double part_sigma, int gpus, double fluctuation_sigma, int lockstep_gpus) {
-  const double part = part_sigma > 0 ? part_sigma * expected_max_standard_normal(gpus) : 0;
-  const double fluctuation = fluctuation_sigma > 0 ? fluctuation_sigma * expected_max_standard_normal(lockstep_gpus) : 0;
-  if (fluctuation == 0) return 1 + part;  // exactly the part-to-part model
-  return 1 + std::hypot(part, fluctuation);
+  return SlowestGpu{lockstep_gpus, slowest_term(part_sigma, gpus), slowest_term(fluctuation_sigma, lockstep_gpus)}
+      .factor();
 }
 
 int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_gather_layers) {
@@ -52,17 +57,11 @@ bool replicas_gather_layers(const ExperimentSpec& e) {
   return p.zero_stage >= 1 && p.dp > 1 && e.training.overlap_param_gather && one_microbatch;
 }
 
-int lockstep_gpus(const ExperimentSpec& e) {
-  return lockstep_gpus(e.parallelism, e.gpu_count(), replicas_gather_layers(e));
-}
-
-double slowest_gpu_factor(const ExperimentSpec& e) {
-  return slowest_gpu_factor(e.hardware.gpu.speed_spread, e.gpu_count(), e.hardware.gpu.speed_fluctuation,
-                            lockstep_gpus(e));
-}
-
-double lockstep_fluctuation(const ExperimentSpec& e) {
-  return e.hardware.gpu.speed_fluctuation * expected_max_standard_normal(lockstep_gpus(e));
+SlowestGpu slowest_gpu(const ExperimentSpec& e) {
+  const int gpus = e.gpu_count();
+  const int lockstep = lockstep_gpus(e.parallelism, gpus, replicas_gather_layers(e));
+  return {lockstep, slowest_term(e.hardware.gpu.speed_spread, gpus),
+          slowest_term(e.hardware.gpu.speed_fluctuation, lockstep)};
 }
 
 }  // namespace pf::models

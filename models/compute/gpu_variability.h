@@ -35,6 +35,8 @@
 // which parts the scheduler hands out, not one draw.
 #pragma once
 
+#include <cmath>
+
 #include "models/spec/experiment_spec.h"
 
 namespace pf::models {
@@ -63,15 +65,15 @@ int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_gather_layer
 // then ends within the swing's period).
 bool replicas_gather_layers(const ExperimentSpec& e);
 
-// lockstep_gpus of an experiment.
-int lockstep_gpus(const ExperimentSpec& e);
-
-// slowest_gpu_factor of an experiment: hardware.gpu.speed_spread over its
-// GPUs, hardware.gpu.speed_fluctuation over its lockstep group.
-double slowest_gpu_factor(const ExperimentSpec& e);
-
-// The fluctuation's term alone, sigma_fluct E[max of lockstep] (the band's
-// sensitivity separates the two sigmas).
-double lockstep_fluctuation(const ExperimentSpec& e);
+// An experiment's slowest-GPU factor, term by term: hardware.gpu.speed_spread
+// over its GPUs, hardware.gpu.speed_fluctuation over its lockstep group (the
+// band's sensitivity moves the two terms apart).
+struct SlowestGpu {
+  int lockstep_gpus = 1;
+  double part = 0;         // sigma_part E[max of N]
+  double fluctuation = 0;  // sigma_fluct E[max of lockstep]
+  double factor() const { return 1 + std::hypot(part, fluctuation); }  // hypot(a, 0) is exactly a
+};
+SlowestGpu slowest_gpu(const ExperimentSpec& e);
 
 }  // namespace pf::models

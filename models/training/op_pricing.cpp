@@ -44,7 +44,7 @@ OpPricer::OpPricer(const ExperimentSpec& e)
       dtype_(e.training.dtype),
       norm_(e.model.norm == Norm::rmsnorm ? NormKind::rmsnorm : NormKind::layernorm),
       flash_kernel_(flash_kernel(e.training.attention)),
-      slowest_gpu_(models::slowest_gpu_factor(e)) {}
+      slowest_gpu_(models::slowest_gpu(e).factor()) {}
 
 CostEstimate OpPricer::price_and_memoise(const workload::Op& op) const {
   CostEstimate e = cost_.estimate(kernel(op));

@@ -27,11 +27,9 @@ std::optional<double> step_change(const Prior& p, double m, const StepShares& s)
   // The kernels carry F = 1 + hypot(part, fluctuation); one sigma times v
   // scales its own term (without fluctuation: 1 + v (F - 1)).
   if (key == "hardware.gpu.speed_spread" || key == "hardware.gpu.speed_fluctuation") {
-    const double f = s.slowest_gpu_factor;
-    const double fluctuation = std::min(s.lockstep_fluctuation, f - 1);
-    const double part = std::sqrt(std::max(0.0, (f - 1) * (f - 1) - fluctuation * fluctuation));
-    const double moved = key == "hardware.gpu.speed_spread" ? 1 + std::hypot(v * part, fluctuation)
-                                                            : 1 + std::hypot(part, v * fluctuation);
+    const bool spread = key == "hardware.gpu.speed_spread";
+    const double f = 1 + std::hypot(s.part_spread, s.lockstep_fluctuation);
+    const double moved = 1 + std::hypot(s.part_spread * (spread ? v : 1), s.lockstep_fluctuation * (spread ? 1 : v));
     return (s.gemm + s.attention + s.memory_bound) * (moved / f - 1);
   }
   return std::nullopt;

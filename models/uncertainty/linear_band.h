@@ -31,10 +31,10 @@ struct StepShares {
   double gemm = 0, attention = 0, memory_bound = 0;  // compute stream by kernel class
   double collective_total = 0, collective_exposed = 0;
   double host_bound = 0;
-  // Every kernel's multiplier for the job's slowest GPU (already in the
-  // shares), 1 + hypot(part-to-part term, fluctuation term)
-  // (models/compute/gpu_variability.h), and the fluctuation's term alone.
-  double slowest_gpu_factor = 1;
+  // The two terms of every kernel's multiplier for the job's slowest GPU,
+  // 1 + hypot(part_spread, lockstep_fluctuation), already in the shares
+  // (models/compute/gpu_variability.h, SlowestGpu).
+  double part_spread = 0;
   double lockstep_fluctuation = 0;
 };
 

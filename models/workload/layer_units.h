@@ -60,13 +60,13 @@ struct MlpWidths {
   std::int64_t fc1_params = 0, fc2_params = 0;
 };
 int mlp_core_fwd(UnitBuilder& b, const RecipeContext& c, DepRef normed, const MlpWidths& w);
+int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpWidths& w);
 // Under TP communication overlap, a forward row-parallel GEMM's reduce-scatter
 // in Transformer Engine's pipeline of kTpOverlapRsChunks chunks: all but the
 // last chunk's overlap the GEMM (from `gemm_input` on), the last one follows
 // `gemm` (pipelined_reduce_scatter.cpp). Returns the last one.
 inline constexpr std::int64_t kTpOverlapRsChunks = 4;
 int pipelined_reduce_scatter(UnitBuilder& b, const RecipeContext& c, int gemm_input, int gemm);
-int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpWidths& w);
 int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in);
 int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad);
 // norm, fc1/act/fc2 (mlp_core), residual; and its backward.

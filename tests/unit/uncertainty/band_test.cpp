@@ -115,7 +115,7 @@ TEST(Band, APriorDrawsTheSameColumnWhateverElseIsSampled) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(x.multipliers[i][1], y.multipliers[i][0]) << i;
 }
 
-// hardware.gpu.speed_spread: the kernels already run at F = 1 + sigma E; sigma
+// hardware.gpu.speed_spread: the kernels already run at F = 1 + sigma E (part 0.04 here); sigma
 // at multiplier v makes every kernel 1 + v (F - 1), so the kernels' share of
 // the step moves by ((1 + v (F - 1)) / F - 1); nothing moves at F = 1.
 TEST(LinearBand, SpeedSpreadMovesTheKernelsByTheFactorsRatio) {
@@ -126,7 +126,7 @@ TEST(LinearBand, SpeedSpreadMovesTheKernelsByTheFactorsRatio) {
   priors[0].nominal = 0.012;
   priors[0].low = spread.low;
   priors[0].high = spread.high;
-  StepShares s{.step = 10, .gemm = 5, .attention = 2, .memory_bound = 1, .slowest_gpu_factor = 1.04};
+  StepShares s{.step = 10, .gemm = 5, .attention = 2, .memory_bound = 1, .part_spread = 0.04};
   const LinearBand band = linear_band(priors, s);
   const double v10 = prior_quantile(priors[0], 0.1), v90 = prior_quantile(priors[0], 0.9);
   const double up = 8 * ((1 + v90 * 0.04) / 1.04 - 1), down = 8 * ((1 + v10 * 0.04) / 1.04 - 1);
@@ -135,7 +135,7 @@ TEST(LinearBand, SpeedSpreadMovesTheKernelsByTheFactorsRatio) {
   EXPECT_NEAR(band.high, 10 + up, 1e-12);
   EXPECT_NEAR(band.low, 10 + down, 1e-12);
   EXPECT_EQ(band.covers, std::vector<std::string>{"hardware.gpu.speed_spread"});
-  s.slowest_gpu_factor = 1;
+  s.part_spread = 0;
   const LinearBand one = linear_band(priors, s);
   EXPECT_EQ(one.low, 10);
   EXPECT_EQ(one.high, 10);
@@ -150,7 +150,7 @@ TEST(LinearBand, EachSigmaMovesItsOwnTermOfTheSlowestGpuFactor) {
                                      [](const ExperimentSpec&) { return 0.015; }};
   static const Parameter spread{"hardware.gpu.speed_spread", "spread", 0, 0.5, 0.8, 1.25, "", "",
                                 [](const ExperimentSpec&) { return 0.012; }};
-  const StepShares s{.step = 10, .gemm = 5, .attention = 2, .memory_bound = 1, .slowest_gpu_factor = 1.05,
+  const StepShares s{.step = 10, .gemm = 5, .attention = 2, .memory_bound = 1, .part_spread = 0.03,
                      .lockstep_fluctuation = 0.04};
   for (const Parameter* p : {&fluctuation, &spread}) {
     std::vector<Prior> priors(1);
