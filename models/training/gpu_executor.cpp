@@ -49,6 +49,7 @@ GpuExecutor::PendingOp::PendingOp(const workload::Op& op)
       dep_count(op.dep_count),
       launches(op.launches),
       graphed(op.graphed),
+      copy_engine(op.copy_engine),
       layer(op.layer),
       microbatch(op.microbatch),
       group(op.group),
@@ -74,6 +75,7 @@ workload::Op GpuExecutor::PendingOp::op() const {
   o.dep_count = dep_count;
   o.launches = launches;
   o.graphed = graphed;
+  o.copy_engine = copy_engine;
   o.deps = deps;
   return o;
 }
@@ -295,7 +297,7 @@ double GpuExecutor::compute_rate(const ExecutionShared& shared) const {
 
 int GpuExecutor::channels_of(const PendingOp& p, const ExecutionShared& shared) {
   const auto kind = static_cast<std::size_t>(p.group.kind());
-  if (shared.group_size[kind] <= 1 || shared.group_channels.empty()) return 0;
+  if (p.copy_engine || shared.group_size[kind] <= 1 || shared.group_channels.empty()) return 0;
   return shared.group_channels[shared.group_base[kind] + p.group.index()];
 }
 

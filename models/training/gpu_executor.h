@@ -168,6 +168,7 @@ class GpuExecutor {
     std::uint8_t dep_count = 0;
     std::uint16_t launches = 1;  // host issues (workload::Op::launches)
     bool graphed = false;        // replayed from a CUDA graph (workload::Op::graphed)
+    bool copy_engine = false;    // a collective on the copy engines: no NCCL channels (workload::Op::copy_engine)
     CostBasis basis = CostBasis::roofline_only;  // compute ops
     std::int32_t layer = -1;
     std::int32_t microbatch = -1;
@@ -220,7 +221,7 @@ class GpuExecutor {
   void retime_compute(core::LpContext& engine, const ExecutionShared& shared);
   // The rate a compute kernel progresses at beside the collectives under way.
   double compute_rate(const ExecutionShared& shared) const;
-  // NCCL channels of a collective op's group (0 for a group of one GPU).
+  // NCCL channels of a collective op's group (0 for a group of one GPU or a copy-engine collective).
   static int channels_of(const PendingOp& p, const ExecutionShared& shared);
   std::size_t find(std::uint32_t op) const;
   void mark_started(PendingOp& p);

@@ -108,7 +108,9 @@ int rotary(UnitBuilder& b, const RecipeContext& c, OpKind kind, int after) {
 int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef x) {
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
-  if (!d.mla) return b.gemm(OpKind::qkv_fwd, d.tokens, d.q_dim_local + d.k_dim_local + d.v_dim_local, h, {x});
+  const std::int64_t qkv_n = d.q_dim_local + d.k_dim_local + d.v_dim_local;
+  if (!d.mla && c.tp_overlap()) return b.ring_exchange_gemm(OpKind::qkv_fwd, d.tp, d.tokens, qkv_n, h, {x});
+  if (!d.mla) return b.gemm(OpKind::qkv_fwd, d.tokens, qkv_n, h, {x});
   if (d.q_lora > 0) {
     int down = b.gemm(OpKind::qkv_fwd, d.tokens, d.q_lora, h, {x});
     int norm = b.rows(OpKind::norm_fwd, d.tokens, d.q_lora, 2, 5, {DepRef::op(down)});
@@ -184,7 +186,9 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int src = norm;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
-  // With TP comm overlap the projections start on the local shard while the gather streams in.
+  // With TP comm overlap the projections start on the local shard while the
+  // gather streams in, shard by shard on the copy engines (ring_exchange_gemm).
+  if (c.tp_overlap()) b.set_copy_engine(src);
   const int first_projection = b.size();
   int projected = projections_fwd(b, c, DepRef::op(c.tp_overlap() ? norm : src));
   const int last_projection = b.size() - 1;
@@ -213,7 +217,10 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   res = recomputed_norm(b, c, res);
   int src = res;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(res)});
-  int dproj = b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(c.tp_overlap() ? res : src)});
+  if (c.tp_overlap()) b.set_copy_engine(src);
+  int dproj = c.tp_overlap() ? b.ring_exchange_gemm(OpKind::attn_proj_dgrad, d.tp, d.tokens, d.attn_out_local, h,
+                                                     {DepRef::op(res)})
+                              : b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(src)});
   b.gemm(OpKind::attn_proj_wgrad, d.attn_out_local, h, d.tokens, {DepRef::op(src)}, p.proj);
   int attn = rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, recomputed_up_projections(b, c, dproj), true));
   if (c.tp_overlap()) b.also_wait(dproj, dproj, src);

@@ -234,6 +234,7 @@ void GpuProgram::emit_template(const OpTemplate& t, Op& op) {
   op.shape = t.shape;
   op.launches = t.launches;
   op.graphed = t.graphed;
+  op.copy_engine = t.copy_engine;
   op.template_index = plan_->template_index(*unit_, op_index_);
   if (t.group != GroupKind::none) set_group(op, t.group);
   if (t.host_slot >= 0) pair_host_copy(t, op);

@@ -174,6 +174,10 @@ struct Op {
   // Part of a module captured in a CUDA graph (training.cuda_graph_scope):
   // its launches cost the graph's per-kernel time, not an eager issue.
   bool graphed = false;
+  // A collective moved by the GPU's copy engines (Transformer Engine's
+  // userbuffers ring exchange under TP communication overlap): it takes no
+  // SMs from the compute beside it (no NCCL channels).
+  bool copy_engine = false;
   // Ops made from an op template (op_template.h): the template's plan-wide
   // index (WorkloadPlan::template_index). Every instance of a template has the
   // same kind, shape, FLOPs and bytes, so its price is memoised by this index

@@ -48,6 +48,7 @@ struct OpTemplate {
   ParamClass grad_class = ParamClass::dense;
   std::uint16_t launches = 1;  // host issues (Op::launches)
   bool graphed = false;        // replayed from a CUDA graph (Op::graphed)
+  bool copy_engine = false;    // a collective on the copy engines (Op::copy_engine)
   // Host copies of a module's input (training.offload_modules): which tensor
   // of the layer, so a backward's reload can wait for the forward's offload
   // of the same micro-batch; -1 for every other op.

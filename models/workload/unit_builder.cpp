@@ -1,5 +1,7 @@
 #include "models/workload/unit_builder.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "models/workload/precision.h"
 
@@ -35,6 +37,23 @@ int UnitBuilder::grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, 
   t.grad_elems = grad_elems;
   t.grad_class = cls;
   return quantize >= 0 ? push(t, {DepRef::op(quantize)}) : push(t, deps);
+}
+
+int UnitBuilder::ring_exchange_gemm(OpKind kind, std::int64_t chunks, std::int64_t M, std::int64_t N,
+                                    std::int64_t K, std::initializer_list<DepRef> deps) {
+  if (chunks <= 1 || M % chunks != 0) return gemm(kind, M, N, K, deps);
+  int last = -1;
+  if (style_.fp8_quantize_bytes > 0 && quantizes_input(kind)) {
+    last = rows(OpKind::fp8_quantize, M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
+    set_launches(last, fp8_quantize_kernels(style_.fp8_recipe, 1));
+  }
+  for (std::int64_t first = 0; first < chunks; first += kTpOverlapGemmStreams) {
+    OpTemplate t;
+    t.kind = kind;
+    set_gemm_shape(t, {M / chunks, N, K, std::min(kTpOverlapGemmStreams, chunks - first)});
+    last = last >= 0 ? push(t, {DepRef::op(last)}) : push(t, deps);
+  }
+  return last;
 }
 
 int UnitBuilder::batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,

@@ -28,6 +28,11 @@ struct KernelStyle {
   EagerTraits eager;
 };
 
+// GEMMs Transformer Engine runs at once on its userbuffers compute streams
+// (TP communication overlap): `_NUM_MAX_UB_STREAMS` in TE 1.8's
+// pytorch/module/base.py, NVTE_COMM_OVERLAP_MAX_STREAMS in TE 2.9.
+inline constexpr std::int64_t kTpOverlapGemmStreams = 3;
+
 class UnitBuilder {
  public:
   UnitBuilder(Phase phase, bool recompute, const KernelStyle& style = {})
@@ -44,6 +49,17 @@ class UnitBuilder {
   // local experts of a MoE layer (balanced routing: equal shapes).
   int grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, std::int64_t N, std::int64_t K,
                    std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0, ParamClass cls = ParamClass::dense);
+  // A column-parallel GEMM whose gathered input Transformer Engine's
+  // userbuffers ring exchange streams in (TP communication overlap, the
+  // `ring_exchange` method of qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad):
+  // `chunks` (the TP size) GEMMs of M/chunks rows, one per received shard,
+  // each on the next of kTpOverlapGemmStreams streams, so that up to that many
+  // run at once (TE `CommOverlapP2PBase::split_overlap_ag`). Priced as
+  // consecutive groups of concurrent chunks (each group one batched GEMM: the
+  // chunks share the SMs in one set of waves), after one fp8 quantisation of
+  // the whole input (TE gathers fp8). Plain gemm() when M does not divide.
+  int ring_exchange_gemm(OpKind kind, std::int64_t chunks, std::int64_t M, std::int64_t N, std::int64_t K,
+                         std::initializer_list<DepRef> deps);
   // `batch` independent GEMMs of one shape in one kernel (unfused attention):
   // a grouped GEMM, flagged as recomputation when `recompute`.
   int batched_gemm(OpKind kind, std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K,
@@ -67,6 +83,8 @@ class UnitBuilder {
   // needs the whole gather too).
   void also_wait(int first, int last, int extra);
 
+  // The collective `op` runs on the copy engines (OpTemplate::copy_engine).
+  void set_copy_engine(int op) { unit_.ops[static_cast<std::size_t>(op)].copy_engine = true; }
   // The op issues `launches` kernels (OpTemplate::launches): host time for each.
   void set_launches(int op, std::int64_t launches);
   // Ops [first, end) re-run a forward the backward needs (recomputation).

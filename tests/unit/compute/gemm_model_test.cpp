@@ -100,6 +100,31 @@ TEST(GemmModel, BatchedGemmCostsLikeItsTilesNotLikeOneBigGemm) {
   EXPECT_GT(batched, 64 * 2.0 * 1024 * 1024 * 128 / (989e12 * gpu.efficiency.gemm));  // never beats the large rate
 }
 
+// Transformer Engine's ring exchange (UnitBuilder::ring_exchange_gemm) runs a
+// gathered GEMM as tp chunks of M/tp rows, at most three at once: the chunks
+// do the same FLOPs, never take less time than the whole GEMM, and at TP 8
+// lose waves the whole GEMM does not (GPT-3 175B's QKV on 4,096 tokens:
+// 32 x 18 tiles of 128 x 256 fill 4.4 waves of 132 SMs whole, and each group
+// of three 512-row chunks fills 1.6).
+double chunked_seconds(const GpuSpec& gpu, GemmShape whole, std::int64_t chunks) {
+  double t = 0;
+  for (std::int64_t first = 0; first < chunks; first += 3) {
+    t += seconds(gpu, {whole.m / chunks, whole.n, whole.k, std::min<std::int64_t>(3, chunks - first)});
+  }
+  return t;
+}
+
+TEST(GemmModel, RingExchangeChunksNeverBeatTheWholeGemm) {
+  const GpuSpec gpu = shape_aware_gh200();
+  for (const std::int64_t tp : {2, 4, 8}) {
+    for (const GemmShape s : {GemmShape{4096, 4608, 12288, 1}, GemmShape{4096, 1536, 12288, 1},
+                              GemmShape{8192, 14336, 8192, 1}, GemmShape{2048, 896, 7168, 1}}) {
+      EXPECT_GE(chunked_seconds(gpu, s, tp), seconds(gpu, s)) << tp << " " << s.m << "x" << s.n << "x" << s.k;
+    }
+  }
+  EXPECT_GT(chunked_seconds(gpu, {4096, 4608, 12288, 1}, 8), 1.05 * seconds(gpu, {4096, 4608, 12288, 1}));
+}
+
 TEST(GemmModel, Fp8UsesItsOwnLargeGemmRate) {
   GpuSpec gpu = shape_aware_gh200();
   gpu.gemm_model.fixed_us = 0;

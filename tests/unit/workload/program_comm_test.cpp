@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/error.h"
 #include "models/workload/stage_params.h"
@@ -145,6 +146,69 @@ TEST(ProgramComm, TensorParallelOverlapRunsCollectivesBesideTheirGemms) {
   for (std::size_t i = 0; i < off.size(); ++i) {
     EXPECT_EQ(off[i].dep_count, on[i].dep_count);
     EXPECT_EQ(off[i].deps, on[i].deps);
+  }
+}
+
+// training.tp_comm_overlap runs each GEMM that reads a gathered tensor (QKV
+// and fc1 forward, the projection's and fc2's input gradients) as Transformer
+// Engine's ring exchange does: tp chunks of tokens / tp rows, three at a time
+// on its GEMM streams, i.e. groups of 3, 3 and 2 batched chunks at TP 8, with
+// the whole GEMM's FLOPs; the gathers they read move on the copy engines.
+// Every other GEMM and collective is as without overlap.
+TEST(ProgramComm, RingExchangeRunsGatheredGemmsShardByShard) {
+  auto ops_with = [](bool overlap) {
+    Config c;
+    c.tp = 8;
+    c.sp = true;
+    const WorkloadPlan base = testing::make_plan(c);
+    TrainingSpec t = base.training();
+    t.tp_comm_overlap = overlap;
+    return testing::ops_of(WorkloadPlan(base.model(), base.parallelism(), t), 0);
+  };
+  auto of_layer0 = [](const std::vector<Op>& ops, OpKind kind) {
+    std::vector<Op> out;
+    for (const Op& o : ops) {
+      if (o.kind == kind && o.layer == 0 && o.microbatch == 0 && !o.recompute) out.push_back(o);
+    }
+    return out;
+  };
+  const std::vector<Op> off = ops_with(false), on = ops_with(true);
+  for (const OpKind kind : {OpKind::qkv_fwd, OpKind::mlp_fc1_fwd, OpKind::attn_proj_dgrad, OpKind::mlp_fc2_dgrad}) {
+    const std::vector<Op> whole = of_layer0(off, kind), chunks = of_layer0(on, kind);
+    ASSERT_EQ(whole.size(), 1u) << kind_name(kind);
+    ASSERT_EQ(chunks.size(), 3u) << kind_name(kind);
+    double flops = 0;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      const GemmShape& g = chunks[i].shape.gemm;
+      EXPECT_EQ(g.batch, i < 2 ? 3 : 2) << kind_name(kind);
+      EXPECT_EQ(g.M * 8, whole[0].shape.gemm.M) << kind_name(kind);
+      EXPECT_EQ(g.N, whole[0].shape.gemm.N);
+      EXPECT_EQ(g.K, whole[0].shape.gemm.K);
+      if (i > 0) {
+        EXPECT_TRUE(waits_for(on, chunks[i].id, chunks[i - 1].id)) << "groups follow each other";
+      }
+      flops += chunks[i].flops;
+    }
+    EXPECT_DOUBLE_EQ(flops, whole[0].flops) << kind_name(kind);
+  }
+  for (const OpKind kind : {OpKind::attn_proj_fwd, OpKind::mlp_fc2_fwd, OpKind::qkv_dgrad, OpKind::mlp_fc1_dgrad,
+                            OpKind::qkv_wgrad, OpKind::mlp_fc2_wgrad}) {
+    const std::vector<Op> a = of_layer0(off, kind), b = of_layer0(on, kind);
+    ASSERT_EQ(a.size(), b.size()) << kind_name(kind);
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].shape.gemm, b[i].shape.gemm) << kind_name(kind);
+  }
+  // The gathers each chunked GEMM streams in: both forward ones and the two
+  // of the output gradient in backward; not the backward re-gathers of the
+  // saved inputs nor any reduce-scatter.
+  for (const auto& [ops, expected_fwd, expected_bwd] : {std::tuple{&off, 0, 0}, std::tuple{&on, 2, 2}}) {
+    int fwd = 0, bwd = 0;
+    for (const Op& o : *ops) {
+      if (o.layer != 0 || o.microbatch != 0 || !o.copy_engine) continue;
+      EXPECT_EQ(o.kind, OpKind::tp_all_gather);
+      (o.phase == Phase::fwd ? fwd : bwd) += 1;
+    }
+    EXPECT_EQ(fwd, expected_fwd);
+    EXPECT_EQ(bwd, expected_bwd);
   }
 }
 
