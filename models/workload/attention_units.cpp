@@ -187,8 +187,9 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   int src = norm;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
   // With TP comm overlap the projections start on the local shard while the
-  // gather streams in, shard by shard on the copy engines (ring_exchange_gemm).
-  if (c.tp_overlap()) b.set_copy_engine(src);
+  // gather streams in, shard by shard on the copy engines into a chunked QKV
+  // GEMM (ring_exchange_gemm; MLA's projections are priced whole).
+  if (c.tp_overlap() && !d.mla) b.set_copy_engine(src);
   const int first_projection = b.size();
   int projected = projections_fwd(b, c, DepRef::op(c.tp_overlap() ? norm : src));
   const int last_projection = b.size() - 1;

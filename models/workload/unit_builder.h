@@ -57,7 +57,9 @@ class UnitBuilder {
   // run at once (TE `CommOverlapP2PBase::split_overlap_ag`). Priced as
   // consecutive groups of concurrent chunks (each group one batched GEMM: the
   // chunks share the SMs in one set of waves), after one fp8 quantisation of
-  // the whole input (TE gathers fp8). Plain gemm() when M does not divide.
+  // the whole input (TE gathers fp8). Each group costs the host one issue:
+  // TE's C++ loop launches a cuBLAS GEMM, a copy-engine send and receive and
+  // their events per chunk. Plain gemm() when M does not divide.
   int ring_exchange_gemm(OpKind kind, std::int64_t chunks, std::int64_t M, std::int64_t N, std::int64_t K,
                          std::initializer_list<DepRef> deps);
   // `batch` independent GEMMs of one shape in one kernel (unfused attention):
