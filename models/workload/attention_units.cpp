@@ -185,7 +185,7 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   std::int64_t h = d.hidden;
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int src = norm;
-  if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
+  if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {DepRef::op(norm)});
   // With TP comm overlap the projections start on the local shard while the
   // gather streams in, shard by shard on the copy engines into a chunked QKV
   // GEMM (ring_exchange_gemm; MLA's projections are priced whole).
@@ -217,7 +217,7 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int res = b.rows(OpKind::residual_bwd, d.tokens_sp, h, 3, 2, {grad});
   res = recomputed_norm(b, c, res);
   int src = res;
-  if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(res)});
+  if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {DepRef::op(res)});
   if (c.tp_overlap()) b.set_copy_engine(src);
   int dproj = c.tp_overlap() ? b.ring_exchange_gemm(OpKind::attn_proj_dgrad, d.tp, d.tokens, d.attn_out_local, h,
                                                      {DepRef::op(res)})
@@ -228,7 +228,7 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   // Sequence parallelism saved the projections' input sharded: gather it
   // again for the weight gradients, overlapping the input-gradient GEMMs.
   int regather = -1;
-  if (d.sp) regather = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(attn)});
+  if (d.sp) regather = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {DepRef::op(attn)});
   int dx = projections_dgrad(b, c, DepRef::op(attn));
   int out = dx;
   if (c.tp()) {

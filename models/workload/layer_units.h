@@ -45,6 +45,20 @@ struct RecipeContext {
   bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }
   std::int64_t act_bytes_tokens() const { return d.tokens * d.hidden * 2; }  // one full hidden tensor
+  // What a sequence-parallel all-gather in a transformer layer moves: under
+  // fp8 the frameworks cast the local shard and gather one byte per element.
+  // Transformer Engine: the norm writes uint8 `ln_out` and
+  // gather_along_first_dim moves it (TE 1.8 layernorm_linear.py); the output
+  // gradient is cast, then gathered (base.py grad_output_preprocess); the
+  // saved fp8 shards are re-gathered for the weight gradients. torchao's
+  // float8 tensor parallelism (torchtitan): PrepareFloat8ModuleInput and
+  // Float8ColwiseParallel cast the input before its all-gather, and
+  // Float8RowwiseParallel casts the output gradient before the backward's
+  // (float8_tensor_parallel.py, _NoopFwToFloat8BwDynamic). Reduce-scatters
+  // carry the GEMMs' 16-bit outputs.
+  std::int64_t gather_bytes_tokens() const {
+    return kernels.fp8_quantize_bytes > 0 ? d.tokens * d.hidden : act_bytes_tokens();
+  }
 };
 
 // Pieces (each returns the index of its output op in the builder).

@@ -7,7 +7,7 @@ int mlp_core_fwd(UnitBuilder& b, const RecipeContext& c, DepRef normed, const Ml
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
   DepRef src = normed;
-  if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {normed}));
+  if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {normed}));
   // With TP comm overlap (attention_units.cpp) fc1 starts while the gather
   // streams in on the copy engines.
   const bool overlap = c.tp_overlap();
@@ -29,7 +29,7 @@ int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpW
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
   DepRef src = grad;
-  if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {grad}));
+  if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {grad}));
   const bool overlap = c.tp_overlap();
   if (overlap) b.set_copy_engine(src.index);
   int dfc2 = overlap ? b.ring_exchange_gemm(OpKind::mlp_fc2_dgrad, d.tp, d.tokens, w.ffn_local, h, {grad})
@@ -41,7 +41,7 @@ int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpW
   // Sequence parallelism saved fc1's input sharded: gather it again for the
   // weight gradient, overlapping the input-gradient GEMM.
   int regather = -1;
-  if (d.sp) regather = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(act)});
+  if (d.sp) regather = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {DepRef::op(act)});
   int dfc1 = b.gemm(OpKind::mlp_fc1_dgrad, d.tokens, h, w.fc1_local, {DepRef::op(act)});
   int out = dfc1;
   if (c.tp()) {

@@ -236,7 +236,7 @@ SOURCE_DEFAULTS = {
     "torchtitan-benchmarks": [
         "H100 96 GB HBM2e at 500 W: h100-sxm-80gb preset with memory_gb 96, memory_bandwidth_gbps 2400 and power_limit_w 500 (all three stated by the benchmark file)",
         "FSDP2 full shard -> zero_stage 3; TP rows sequence_parallel on",
-        "Float8 rows -> dtype fp8, fp8_recipe tensorwise (torchao dynamic scaling); rows without torch.compile -> training.fused_elementwise false (eager RMSNorm, SwiGLU, rotary kernels); async TP and float8 all-gather are not modelled (such row pairs get the same prediction)",
+        "Float8 rows -> dtype fp8, fp8_recipe tensorwise (torchao dynamic scaling); rows without torch.compile -> training.fused_elementwise false (eager RMSNorm, SwiGLU, rotary kernels); TP all-gathers in float8 as torchao casts before them; async TP and FSDP's float8 all-gather are not modelled (such row pairs get the same prediction)",
         "micro_batch = local batch (no gradient accumulation); PP rows: torchtitan 9dec370 uses n_microbatches = pp degree, so micro_batch = local batch / pp",
         "Interleaved 1F1B: 2 stages per rank (torchtitan's generated split points for a multi-stage schedule)",
         "op-level selective AC -> recompute selective_op (torchtitan's policy: every second matmul of a block and attention kept, the rest recomputed); full AC -> full",

@@ -46,6 +46,35 @@ TEST(ProgramComm, TensorParallelAllReduceOrSequenceParallelReduceScatterAllGathe
   }
 }
 
+// Under fp8 the frameworks cast each sequence-parallel shard and gather it in
+// one byte per element (Transformer Engine and torchao alike: the norm output
+// before QKV and fc1, the output gradient before the projection's and fc2's
+// input gradients, the re-gathers for the weight gradients); the
+// reduce-scatters carry 16-bit GEMM outputs.
+TEST(ProgramComm, Fp8SequenceParallelGathersMoveOneBytePerElement) {
+  for (const bool fp8 : {false, true}) {
+    Config c;
+    c.tp = 4;
+    c.sp = true;
+    c.fp8 = fp8;
+    const std::vector<Op> ops = testing::ops_of(testing::make_plan(c), 1);
+    int gathers = 0, scatters = 0;
+    for (const Op& op : ops) {
+      if (op.layer != 2 || op.microbatch != 3) continue;
+      if (op.kind == OpKind::tp_all_gather) {
+        EXPECT_EQ(op.bytes, 128u * 256 * (fp8 ? 1 : 2)) << (op.phase == Phase::fwd ? "forward" : "backward");
+        ++gathers;
+      }
+      if (op.kind == OpKind::tp_reduce_scatter) {
+        EXPECT_EQ(op.bytes, 128u * 256 * 2);
+        ++scatters;
+      }
+    }
+    EXPECT_EQ(gathers, 6) << fp8;
+    EXPECT_EQ(scatters, 4) << fp8;
+  }
+}
+
 // Whether op `later` waits for op `earlier`, directly or through other ops.
 bool waits_for(const std::vector<Op>& ops, std::uint32_t later, std::uint32_t earlier) {
   if (later == earlier) return true;
