@@ -56,8 +56,10 @@ class UnitBuilder {
   // each on the next of kTpOverlapGemmStreams streams, so that up to that many
   // run at once (TE `CommOverlapP2PBase::split_overlap_ag`). Priced as
   // consecutive groups of concurrent chunks (each group one batched GEMM: the
-  // chunks share the SMs in one set of waves), after one fp8 quantisation of
-  // the whole input (TE gathers fp8). Each group costs the host one issue:
+  // chunks share the SMs in one set of waves), after one fp8 quantisation
+  // over all M rows as gemm() prices it (TE casts only the local shard before
+  // gathering it, inside the norm under delayed scaling: an overcount the
+  // plain path shares). Each group costs the host one issue:
   // TE's C++ loop launches a cuBLAS GEMM, a copy-engine send and receive and
   // their events per chunk. Plain gemm() when M does not divide.
   int ring_exchange_gemm(OpKind kind, std::int64_t chunks, std::int64_t M, std::int64_t N, std::int64_t K,

@@ -226,6 +226,19 @@ TEST(ProgramComm, RingExchangeRunsGatheredGemmsShardByShard) {
     ASSERT_EQ(a.size(), b.size()) << kind_name(kind);
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].shape.gemm, b[i].shape.gemm) << kind_name(kind);
   }
+  // Under fp8 each chunked GEMM is still preceded by one quantisation, not one per group.
+  Config fp8;
+  fp8.tp = 8;
+  fp8.sp = true;
+  fp8.fp8 = true;
+  const WorkloadPlan fp8_base = testing::make_plan(fp8);
+  TrainingSpec fp8_training = fp8_base.training();
+  fp8_training.tp_comm_overlap = true;
+  const std::vector<Op> fp8_on = testing::ops_of(WorkloadPlan(fp8_base.model(), fp8_base.parallelism(), fp8_training), 0);
+  fp8_training.tp_comm_overlap = false;
+  const std::vector<Op> fp8_off = testing::ops_of(WorkloadPlan(fp8_base.model(), fp8_base.parallelism(), fp8_training), 0);
+  EXPECT_EQ(of_layer0(fp8_on, OpKind::fp8_quantize).size(), of_layer0(fp8_off, OpKind::fp8_quantize).size());
+  EXPECT_EQ(of_layer0(fp8_on, OpKind::qkv_fwd).size(), 3u);
   // The gathers each chunked GEMM streams in: both forward ones and the two
   // of the output gradient in backward; not the backward re-gathers of the
   // saved inputs nor any reduce-scatter.
