@@ -39,8 +39,8 @@ double slowest_gpu_factor(double part_sigma, int gpus, double fluctuation_sigma,
       .factor();
 }
 
-int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_gather_layers) {
-  if (replicas_gather_layers) return std::max(1, gpus);
+int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_in_lockstep) {
+  if (replicas_in_lockstep) return std::max(1, gpus);
   const std::int64_t tp_cp = static_cast<std::int64_t>(p.tp) * p.cp;
   // Expert tensor parallelism = tp: each EP group takes one rank of each of
   // ep TP groups. Narrower experts (MoE parallel folding): EP groups are
@@ -57,9 +57,15 @@ bool replicas_gather_layers(const ExperimentSpec& e) {
   return p.zero_stage >= 1 && p.dp > 1 && e.training.overlap_param_gather && one_microbatch;
 }
 
+bool replicas_reduce_amax(const ExperimentSpec& e) {
+  return e.training.dtype == Dtype::fp8 && e.training.fp8_recipe == Fp8Recipe::delayed && e.parallelism.dp > 1;
+}
+
+bool replicas_in_lockstep(const ExperimentSpec& e) { return replicas_gather_layers(e) || replicas_reduce_amax(e); }
+
 SlowestGpu slowest_gpu(const ExperimentSpec& e) {
   const int gpus = e.gpu_count();
-  const int lockstep = lockstep_gpus(e.parallelism, gpus, replicas_gather_layers(e));
+  const int lockstep = lockstep_gpus(e.parallelism, gpus, replicas_in_lockstep(e));
   return {lockstep, slowest_term(e.hardware.gpu.speed_spread, gpus),
           slowest_term(e.hardware.gpu.speed_fluctuation, lockstep)};
 }

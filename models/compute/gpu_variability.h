@@ -54,9 +54,9 @@ double slowest_gpu_factor(double part_sigma, int gpus, double fluctuation_sigma 
 // How many GPUs wait for one another within a layer or a micro-batch: a
 // stage's tensor- and context-parallel group joined with its expert-parallel
 // group (EP folded out of the data-parallel replicas), times the pipeline's
-// stages; the whole job when the replicas gather each layer's parameters
-// from one another (`replicas_gather_layers`). At most `gpus`.
-int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_gather_layers);
+// stages; the whole job when the data-parallel replicas meet every micro-batch
+// (`replicas_in_lockstep`). At most `gpus`.
+int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_in_lockstep);
 
 // Whether the data-parallel replicas gather each layer's parameters from one
 // another as the forward reaches it: every micro-batch under ZeRO-3, and the
@@ -64,6 +64,19 @@ int lockstep_gpus(const ParallelismSpec& p, int gpus, bool replicas_gather_layer
 // gathers prefetched layer by layer into the first forward, and the step
 // then ends within the swing's period).
 bool replicas_gather_layers(const ExperimentSpec& e);
+
+// Whether the data-parallel replicas all-reduce fp8 amaxes with one another
+// every micro-batch: delayed scaling (training.fp8_recipe delayed) reduces the
+// amax history when each forward leaves fp8_autocast (Transformer Engine 1.8
+// `fp8_autocast_exit` -> `reduce_and_update_fp8_tensors`: an all-reduce MAX
+// over `fp8_group` that the compute stream waits for), and Megatron-Core's
+// group is the stage's tensor-, data- and context-parallel ranks
+// (`get_amax_reduction_group(with_context_parallel=True)`; TE's default group
+// is the whole world). Current scaling and MXFP8 reduce no amax across them.
+bool replicas_reduce_amax(const ExperimentSpec& e);
+
+// Either: the replicas wait for one another within every micro-batch.
+bool replicas_in_lockstep(const ExperimentSpec& e);
 
 // An experiment's slowest-GPU factor, term by term: hardware.gpu.speed_spread
 // over its GPUs, hardware.gpu.speed_fluctuation over its lockstep group (the

@@ -38,8 +38,10 @@ constexpr std::string_view kSource =
 // chunks and their gathers the copy engines (2026-12-07): dense P10 0.9485 ->
 // 0.9503, P90 1.1641 -> 1.1705; MoE median 1.0430 -> 1.0442. And again when
 // fp8 runs gathered their sequence-parallel shards in one byte per element:
-// dense P10 0.9503 -> 0.9624, P90 1.1705 -> 1.1841.
-constexpr ModelError kDense{"dense", 101, {0.7667, 0.9358, 0.9624, 1.0068, 1.0622, 1.1201, 1.1841, 1.2093, 1.2302},
+// dense P10 0.9503 -> 0.9624, P90 1.1705 -> 1.1841; and once more when fp8
+// delayed scaling's amax all-reduce kept the replicas in lockstep: dense P75
+// 1.1201 -> 1.1159, P90 1.1841 -> 1.1735.
+constexpr ModelError kDense{"dense", 101, {0.7667, 0.9358, 0.9624, 1.0068, 1.0622, 1.1159, 1.1735, 1.2093, 1.2302},
                             kSource};
 constexpr ModelError kMoe{"moe", 24, {0.8353, 0.8480, 0.9018, 0.9111, 1.0442, 1.3003, 1.6525, 2.1269, 2.2149},
                           kSource};

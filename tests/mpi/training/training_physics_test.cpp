@@ -127,7 +127,8 @@ TEST(TrainingPhysics, SpeedSpreadSlowsEveryKernelToTheSlowestOfTheJob) {
 // each other every micro-batch: every kernel takes 1 + sigma E[max of 4]
 // longer. Four data-parallel replicas (ZeRO-1) meet only at the step's
 // gradient reduction and average their swings out: the step is unchanged.
-// Under ZeRO-3 they gather every layer's parameters from one another: the
+// Under fp8 delayed scaling they all-reduce their amaxes every forward, and
+// under ZeRO-3 they gather every layer's parameters from one another: the
 // four are in lockstep again.
 TEST(TrainingPhysics, SpeedFluctuationCostsOnlyWhatTheLockstepGroupWaitsFor) {
   const auto with = [](std::vector<std::string> o, const char* sigma) {
@@ -143,6 +144,19 @@ TEST(TrainingPhysics, SpeedFluctuationCostsOnlyWhatTheLockstepGroupWaitsFor) {
                                        "hardware.node.nics_per_node=4", "parallelism.pp=1", "parallelism.dp=4",
                                        "training.global_batch_size=8", "training.host_overhead_us=0"};
   EXPECT_EQ(run(with(replicas, "0")).step_time_s, run(with(replicas, "0.02")).step_time_s);
+  // fp8 delayed scaling all-reduces the amaxes over the replicas every forward: in lockstep again.
+  std::vector<std::string> delayed = {"hardware=" + std::string(PF_SOURCE_ROOT) + "/configs/hardware/h100-sxm-80gb.yaml"};
+  delayed.insert(delayed.end(), replicas.begin(), replicas.end());
+  delayed.push_back("hardware.gpu.efficiency.overlap_sm_cost=0");  // kernels exact beside the DP collectives
+  delayed.push_back("training.dtype=fp8");
+  delayed.push_back("training.fp8_recipe=delayed");
+  const RunResult e = run(with(delayed, "0")), f = run(with(delayed, "0.02"));
+  const std::string longest = longest_kind_but(e, "dp_");
+  ASSERT_GT(kind_seconds(f, longest), 0) << longest;
+  EXPECT_NEAR(kind_seconds(f, longest) / kind_seconds(e, longest), factor, 1e-9) << longest;
+  EXPECT_GT(f.step_time_s, e.step_time_s);
+  delayed.back() = "training.fp8_recipe=tensorwise";  // current scaling reduces no amax across replicas
+  EXPECT_EQ(run(with(delayed, "0")).step_time_s, run(with(delayed, "0.02")).step_time_s);
   replicas.push_back("parallelism.zero_stage=3");
   replicas.push_back("hardware.gpu.efficiency.overlap_sm_cost=0");  // no stretch beside the gathers: kernels exact
   const RunResult c = run(with(replicas, "0")), d = run(with(replicas, "0.02"));

@@ -109,5 +109,32 @@ TEST(GpuVariability, ReplicasGatherLayersUnderZero3OrTheirOnlyMicroBatch) {
   EXPECT_FALSE(replicas_gather_layers(e));  // nothing sharded, nothing gathered
 }
 
+// fp8 delayed scaling all-reduces the amaxes over the data-parallel replicas
+// at every forward (Megatron-Core's amax reduction group): the whole job waits
+// for its slowest GPU every micro-batch. Current scaling, MXFP8, 16-bit
+// training and a single replica do not.
+TEST(GpuVariability, DelayedScalingKeepsTheReplicasInLockstep) {
+  ExperimentSpec e;
+  e.parallelism = plan(2, 1, 32);  // TP 2, 32 replicas: 64 GPUs
+  e.training.global_batch_size = 32 * 8;
+  e.training.micro_batch_size = 1;
+  e.training.dtype = Dtype::fp8;
+  e.training.fp8_recipe = Fp8Recipe::delayed;
+  EXPECT_TRUE(replicas_reduce_amax(e));
+  EXPECT_TRUE(replicas_in_lockstep(e));
+  EXPECT_FALSE(replicas_gather_layers(e));
+  EXPECT_EQ(lockstep_gpus(e.parallelism, 64, replicas_in_lockstep(e)), 64);
+  for (const Fp8Recipe r : {Fp8Recipe::tensorwise, Fp8Recipe::mxfp8, Fp8Recipe::blockwise}) {
+    e.training.fp8_recipe = r;
+    EXPECT_FALSE(replicas_in_lockstep(e)) << static_cast<int>(r);
+  }
+  e.training.fp8_recipe = Fp8Recipe::delayed;
+  e.training.dtype = Dtype::bf16;
+  EXPECT_FALSE(replicas_in_lockstep(e));
+  e.training.dtype = Dtype::fp8;
+  e.parallelism = plan(2, 1, 1);
+  EXPECT_FALSE(replicas_reduce_amax(e));  // one replica: nothing to meet
+}
+
 }  // namespace
 }  // namespace pf::models
