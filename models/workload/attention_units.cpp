@@ -105,12 +105,15 @@ int rotary(UnitBuilder& b, const RecipeContext& c, OpKind kind, int after) {
 }
 
 // Q, K, V from the (gathered) norm output; returns the op attention waits for.
-int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef x) {
+int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef local, DepRef gathered) {
   const LocalDims& d = c.d;
   std::int64_t h = d.hidden;
-  const std::int64_t qkv_n = d.q_dim_local + d.k_dim_local + d.v_dim_local;
-  if (!d.mla && c.tp_overlap()) return b.ring_exchange_gemm(OpKind::qkv_fwd, d.tp, d.tokens, qkv_n, h, {x});
-  if (!d.mla) return b.gemm(OpKind::qkv_fwd, d.tokens, qkv_n, h, {x});
+  if (!d.mla) {
+    return gathered_gemm(b, c, OpKind::qkv_fwd, local, gathered, d.tokens,
+                         d.q_dim_local + d.k_dim_local + d.v_dim_local, h);
+  }
+  // MLA's projections are priced whole; under TP overlap they start on the local shard.
+  const DepRef x = c.tp_overlap() ? local : gathered;
   if (d.q_lora > 0) {
     int down = b.gemm(OpKind::qkv_fwd, d.tokens, d.q_lora, h, {x});
     int norm = b.rows(OpKind::norm_fwd, d.tokens, d.q_lora, 2, 5, {DepRef::op(down)});
@@ -186,12 +189,9 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   int norm = b.rows(OpKind::norm_fwd, d.tokens_sp, h, 2, 5, {in});
   int src = norm;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {DepRef::op(norm)});
-  // With TP comm overlap the projections start on the local shard while the
-  // gather streams in, shard by shard on the copy engines into a chunked QKV
-  // GEMM (ring_exchange_gemm; MLA's projections are priced whole).
-  if (c.tp_overlap() && !d.mla) b.set_copy_engine(src);
+  // With TP comm overlap the projections start on the local shard while the gather streams in.
   const int first_projection = b.size();
-  int projected = projections_fwd(b, c, DepRef::op(c.tp_overlap() ? norm : src));
+  int projected = projections_fwd(b, c, DepRef::op(norm), DepRef::op(src));
   const int last_projection = b.size() - 1;
   int qkv = rotary(b, c, OpKind::rope_fwd, projected);
   int attn = ring_attention(b, c, qkv, false);
@@ -218,10 +218,7 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   res = recomputed_norm(b, c, res);
   int src = res;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {DepRef::op(res)});
-  if (c.tp_overlap()) b.set_copy_engine(src);
-  int dproj = c.tp_overlap() ? b.ring_exchange_gemm(OpKind::attn_proj_dgrad, d.tp, d.tokens, d.attn_out_local, h,
-                                                     {DepRef::op(res)})
-                              : b.gemm(OpKind::attn_proj_dgrad, d.tokens, d.attn_out_local, h, {DepRef::op(src)});
+  int dproj = gathered_gemm(b, c, OpKind::attn_proj_dgrad, DepRef::op(res), DepRef::op(src), d.tokens, d.attn_out_local, h);
   b.gemm(OpKind::attn_proj_wgrad, d.attn_out_local, h, d.tokens, {DepRef::op(src)}, p.proj);
   int attn = rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, recomputed_up_projections(b, c, dproj), true));
   if (c.tp_overlap()) b.also_wait(dproj, dproj, src);

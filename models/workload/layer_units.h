@@ -81,6 +81,13 @@ int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpW
 // `gemm` (pipelined_reduce_scatter.cpp). Returns the last one.
 inline constexpr std::int64_t kTpOverlapRsChunks = 4;
 int pipelined_reduce_scatter(UnitBuilder& b, const RecipeContext& c, int gemm_input, int gemm);
+// A column-parallel GEMM reading `gathered`, the sequence-parallel all-gather
+// of `local` (the same op without sequence parallelism): under TP
+// communication overlap Transformer Engine's ring exchange (the gather on the
+// copy engines, the GEMM shard by shard from `local`), else after the gather
+// (gathered_gemm.cpp). Returns its last op.
+int gathered_gemm(UnitBuilder& b, const RecipeContext& c, OpKind kind, DepRef local, DepRef gathered, std::int64_t M,
+                  std::int64_t N, std::int64_t K);
 int moe_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in);
 int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad);
 // norm, fc1/act/fc2 (mlp_core), residual; and its backward.

@@ -8,12 +8,9 @@ int mlp_core_fwd(UnitBuilder& b, const RecipeContext& c, DepRef normed, const Ml
   std::int64_t h = d.hidden;
   DepRef src = normed;
   if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {normed}));
-  // With TP comm overlap (attention_units.cpp) fc1 starts while the gather
-  // streams in on the copy engines.
+  // With TP comm overlap (attention_units.cpp) fc1 starts while the gather streams in.
   const bool overlap = c.tp_overlap();
-  if (overlap) b.set_copy_engine(src.index);
-  int fc1 = overlap ? b.ring_exchange_gemm(OpKind::mlp_fc1_fwd, d.tp, d.tokens, w.fc1_local, h, {normed})
-                    : b.gemm(OpKind::mlp_fc1_fwd, d.tokens, w.fc1_local, h, {src});
+  int fc1 = gathered_gemm(b, c, OpKind::mlp_fc1_fwd, normed, src, d.tokens, w.fc1_local, h);
   // GeLU reads and writes ffn; SwiGLU reads gate and up (2 ffn) and writes ffn.
   double act_tensors = c.arch.gated_mlp ? 3 : 2;
   int act = overlap ? b.rows(OpKind::mlp_act_fwd, d.tokens, w.ffn_local, act_tensors, 8, {DepRef::op(fc1), src})
@@ -31,9 +28,7 @@ int mlp_core_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, const MlpW
   DepRef src = grad;
   if (d.sp) src = DepRef::op(b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {grad}));
   const bool overlap = c.tp_overlap();
-  if (overlap) b.set_copy_engine(src.index);
-  int dfc2 = overlap ? b.ring_exchange_gemm(OpKind::mlp_fc2_dgrad, d.tp, d.tokens, w.ffn_local, h, {grad})
-                     : b.gemm(OpKind::mlp_fc2_dgrad, d.tokens, w.ffn_local, h, {src});
+  int dfc2 = gathered_gemm(b, c, OpKind::mlp_fc2_dgrad, grad, src, d.tokens, w.ffn_local, h);
   b.gemm(OpKind::mlp_fc2_wgrad, w.ffn_local, h, d.tokens, {src}, w.fc2_params);
   double act_tensors = c.arch.gated_mlp ? 5 : 3;
   int act = overlap ? b.rows(OpKind::mlp_act_bwd, d.tokens, w.ffn_local, act_tensors, 10, {DepRef::op(dfc2), src})

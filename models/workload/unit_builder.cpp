@@ -24,13 +24,17 @@ int UnitBuilder::push(OpTemplate t, std::initializer_list<DepRef> deps) {
   return size() - 1;
 }
 
+int UnitBuilder::input_quantize(OpKind kind, std::int64_t groups, std::int64_t M, std::int64_t K,
+                                std::initializer_list<DepRef> deps) {
+  if (style_.fp8_quantize_bytes <= 0 || !quantizes_input(kind)) return -1;
+  const int quantize = rows(OpKind::fp8_quantize, groups * M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
+  set_launches(quantize, fp8_quantize_kernels(style_.fp8_recipe, groups));
+  return quantize;
+}
+
 int UnitBuilder::grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, std::int64_t N, std::int64_t K,
                               std::initializer_list<DepRef> deps, std::int64_t grad_elems, ParamClass cls) {
-  int quantize = -1;
-  if (style_.fp8_quantize_bytes > 0 && quantizes_input(kind)) {
-    quantize = rows(OpKind::fp8_quantize, groups * M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
-    set_launches(quantize, fp8_quantize_kernels(style_.fp8_recipe, groups));
-  }
+  const int quantize = input_quantize(kind, groups, M, K, deps);
   OpTemplate t;
   t.kind = kind;
   set_gemm_shape(t, {M, N, K, groups});
@@ -42,11 +46,7 @@ int UnitBuilder::grouped_gemm(OpKind kind, std::int64_t groups, std::int64_t M, 
 int UnitBuilder::ring_exchange_gemm(OpKind kind, std::int64_t chunks, std::int64_t M, std::int64_t N,
                                     std::int64_t K, std::initializer_list<DepRef> deps) {
   if (chunks <= 1 || M % chunks != 0) return gemm(kind, M, N, K, deps);
-  int last = -1;
-  if (style_.fp8_quantize_bytes > 0 && quantizes_input(kind)) {
-    last = rows(OpKind::fp8_quantize, M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
-    set_launches(last, fp8_quantize_kernels(style_.fp8_recipe, 1));
-  }
+  int last = input_quantize(kind, 1, M, K, deps);
   for (std::int64_t first = 0; first < chunks; first += kTpOverlapGemmStreams) {
     OpTemplate t;
     t.kind = kind;

@@ -101,6 +101,10 @@ class UnitBuilder {
 
  private:
   int push(OpTemplate t, std::initializer_list<DepRef> deps);
+  // Under fp8, the kernel(s) quantising a linear GEMM's A operand (groups x M
+  // rows of K) before it; -1 when the op takes none.
+  int input_quantize(OpKind kind, std::int64_t groups, std::int64_t M, std::int64_t K,
+                     std::initializer_list<DepRef> deps);
   int one_pass(OpKind kind, std::int64_t rows, std::int64_t dim, KernelPass pass, std::initializer_list<DepRef> deps,
                std::int64_t grad_elems, bool recompute, bool eager_pass);
 
