@@ -102,6 +102,11 @@ models::ModelSpec parse_model(const ConfigNode& node) {
   if (const ConfigNode* mla = r.find("mla")) m.mla = parse_mla(*mla);
   m.mtp_layers = static_cast<int>(r.get_int_or("mtp_layers", 0, 0, kIntMax));
   if (const ConfigNode* w = r.find("sliding_window")) m.sliding_window = parse_sliding_window(*w, m.layers);
+  m.qk_norm = r.get_bool_or("qk_norm", false);
+  if (m.qk_norm && m.mla) {
+    fail_expected(at(r, "qk_norm"), "false with mla (multi-head latent attention normalises its own latents)",
+                  "true");
+  }
   r.finish();
   check_heads(r, m);
   return m;

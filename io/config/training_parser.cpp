@@ -30,6 +30,8 @@ const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::ea
 
 const EnumNames<models::MoeTokenDispatcher> kDispatcher{{"alltoall", models::MoeTokenDispatcher::alltoall},
                                                         {"flex", models::MoeTokenDispatcher::flex}};
+const EnumNames<models::MoeFlexBackend> kFlexBackend{{"deepep", models::MoeFlexBackend::deepep},
+                                                     {"hybridep", models::MoeFlexBackend::hybridep}};
 const EnumNames<models::MainGradAccumulation> kMainGradAccumulation{
     {"fused", models::MainGradAccumulation::fused},
     {"add", models::MainGradAccumulation::add},
@@ -199,6 +201,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.launch = r.get_enum_or("launch", models::KernelLaunch::eager, kLaunch);
   if (const ConfigNode* scope = r.find("cuda_graph_scope")) t.cuda_graph_scope = parse_graph_scope(*scope, t.launch);
   t.moe_token_dispatcher = r.get_enum_or("moe_token_dispatcher", models::MoeTokenDispatcher::alltoall, kDispatcher);
+  t.moe_flex_backend = r.get_enum_or("moe_flex_backend", models::MoeFlexBackend::deepep, kFlexBackend);
   t.main_grad_accumulation =
       r.get_enum_or("main_grad_accumulation", models::MainGradAccumulation::fused, kMainGradAccumulation);
   t.moe_load_imbalance = r.get_double_or("moe_load_imbalance", 1.0, NumberRange::at_least(1.0));
@@ -207,6 +210,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.host_overhead_us = r.get_double_or("host_overhead_us", launch_default, NumberRange::non_negative());
   t.host_sync_on_loss = r.get_bool_or("host_sync_on_loss", true);
   t.host_sync_on_moe_dispatch = r.get_bool_or("host_sync_on_moe_dispatch", true);
+  t.moe_router_padding_for_fp8 = r.get_bool_or("moe_router_padding_for_fp8", false);
   r.finish();
   return t;
 }

@@ -61,6 +61,8 @@ double attention_block_bytes(const ModelSpec& model, const LocalDims& x, Recompu
     bytes += 2 * d(x.tokens) * (d(x.q_lora) + d(x.kv_lora) + d(x.rope_dim)) +
              in * d(x.tokens) * (d(x.q_lora) + d(x.kv_lora));
   }
+  // model.qk_norm: the query and key norms keep their 16-bit inputs (the projection's Q and K columns).
+  if (model.qk_norm && !x.mla) bytes += 2 * d(x.tokens) * (d(x.q_dim_local) + d(x.k_dim_local));
   if (!drops(rc, o, RecomputeModules::core_attn)) {
     bytes += o.flash_attention ? 4 * d(x.heads_local) * d(x.tokens) : score_bytes(model, x);
   }
@@ -79,8 +81,12 @@ double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Acti
 }
 
 // Routed experts see expert_rows token copies: the busiest EP rank's, whose
-// memory is the peak (training.moe_load_imbalance; 1: balanced). The combined
-// outputs come back to their own rank: routed_tokens.
+// memory is the peak (training.moe_load_imbalance; 1: balanced). Since
+// Megatron-Core 0.12 the routing probabilities travel with the permuted
+// tokens and weigh the experts' activation (TEGroupedMLP's weighted SwiGLU),
+// so the unpermute that sums a token's expert outputs keeps nothing for its
+// backward but the index map (token_dispatcher.py, unpermute without probs;
+// before 0.12 it weighed them and kept the expert outputs).
 double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
   // The norm output is the router's input: 16-bit whatever the dtype.
   if (drops(rc, o, RecomputeModules::moe)) return submodule_input_bytes(x, drop, rc, o, 2);
@@ -95,7 +101,6 @@ double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Activa
                  + fc1_in                                         // expert fc1 input
                  + act_in                                         // activation input
                  + act_out                                        // fc2 input (activation output)
-                 + 2 * d(x.routed_tokens) * d(x.hidden)           // expert outputs before the weighted sum
                  + drop * d(x.tokens_sp) * d(x.hidden);
   // Shared experts read the same norm output; they add their own activations
   // unless checkpointed (shared_experts).

@@ -69,6 +69,7 @@ struct ModelSpec {
   std::optional<MlaSpec> mla;          // set: attention is MLA instead of (grouped-query) MHA
   int mtp_layers = 0;                  // multi-token-prediction modules after the last layer (DeepSeek-V3: 1)
   std::optional<SlidingWindowSpec> sliding_window;  // set: some or all layers attend locally
+  bool qk_norm = false;                // per-head norm of queries and keys before RoPE (Qwen3, OLMo 2)
 
   std::int64_t effective_head_dim() const {
     return head_dim > 0 ? head_dim : hidden_size / num_attention_heads;

@@ -88,6 +88,11 @@ struct CudaGraphScope {
 // routing metadata travel inside the dispatch, the layout is computed on the
 // GPU, and tokens arrive grouped by expert).
 enum class MoeTokenDispatcher { alltoall, flex };
+// Megatron-Core's --moe-flex-dispatcher-backend, with the flex dispatcher:
+// DeepEP, or HybridEP, whose dispatch also pads each local expert's rows to
+// the fp8 GEMMs' alignment under fp8 (token_dispatcher.py _HybridEPManager,
+// pad_multiple), so the experts need no padded copies.
+enum class MoeFlexBackend { deepep, hybridep };
 // How each micro-batch's weight gradients reach the fp32 main gradients
 // (models/compute/README.md, "Main-gradient accumulation"). fused: the
 // weight-gradient GEMM accumulates into them (Megatron-Core's default
@@ -248,6 +253,7 @@ struct TrainingSpec {
   KernelLaunch launch = KernelLaunch::eager;
   CudaGraphScope cuda_graph_scope;  // modules graphed in an eager step (launch: eager)
   MoeTokenDispatcher moe_token_dispatcher = MoeTokenDispatcher::alltoall;
+  MoeFlexBackend moe_flex_backend = MoeFlexBackend::deepep;
   MainGradAccumulation main_grad_accumulation = MainGradAccumulation::fused;  // with fp32 main gradients
   // Routed token copies the busiest expert-parallel rank receives, over the
   // mean (1: every rank the same, as --moe-router-force-load-balancing
@@ -267,6 +273,10 @@ struct TrainingSpec {
   // It waits for the compute stream only (the copy follows it), not for
   // collectives in flight on other streams.
   bool host_sync_on_moe_dispatch = true;
+  // Megatron-Core's --moe-router-padding-for-fp8: the router pads each expert's token count to the fp8
+  // GEMMs' row alignment, so the grouped GEMMs need no padded copies of their rows (off by default:
+  // Transformer Engine's Fp8Padding then copies them, moe_units.cpp).
+  bool moe_router_padding_for_fp8 = false;
 };
 
 }  // namespace pf::models

@@ -40,10 +40,13 @@ constexpr std::string_view kSource =
 // fp8 runs gathered their sequence-parallel shards in one byte per element:
 // dense P10 0.9503 -> 0.9624, P90 1.1705 -> 1.1841; and once more when fp8
 // delayed scaling's amax all-reduce kept the replicas in lockstep: dense P75
-// 1.1201 -> 1.1159, P90 1.1841 -> 1.1735.
+// 1.1201 -> 1.1159, P90 1.1841 -> 1.1735. The MoE stratum regenerated, the
+// same k, when GPT-OSS on 64 B200 ran its config's EP 64, Qwen3 its QK norms
+// and fp8 experts TE's padding copies (2026-12-07, session 42): P75 1.3003 ->
+// 1.2869, P90 1.6525 -> 1.4932, P95 2.1269 -> 1.6453; the dense rows did not move.
 constexpr ModelError kDense{"dense", 101, {0.7667, 0.9358, 0.9624, 1.0068, 1.0622, 1.1159, 1.1735, 1.2093, 1.2302},
                             kSource};
-constexpr ModelError kMoe{"moe", 24, {0.8353, 0.8480, 0.9018, 0.9111, 1.0442, 1.3003, 1.6525, 2.1269, 2.2149},
+constexpr ModelError kMoe{"moe", 24, {0.8326, 0.8455, 0.8878, 0.9093, 1.0390, 1.2869, 1.4932, 1.6453, 2.1123},
                           kSource};
 
 // The piecewise-linear map through the knots (from[k], to[k]), `from`

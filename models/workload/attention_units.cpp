@@ -104,6 +104,20 @@ int rotary(UnitBuilder& b, const RecipeContext& c, OpKind kind, int after) {
   return b.rows(kind, c.d.tokens, width, 2, 3, {DepRef::op(after)});
 }
 
+// model.qk_norm (Qwen3, OLMo 2): Megatron-Core's SelfAttention normalises the
+// queries and then the keys per head (q_layernorm, k_layernorm: one norm
+// kernel each over the local heads' columns) between the QKV projection and
+// RoPE; the backward runs their gradients after RoPE's. Returns the last op.
+int qk_norms(UnitBuilder& b, const RecipeContext& c, OpKind kind, int after) {
+  const LocalDims& d = c.d;
+  if (!c.model.qk_norm || d.mla) return after;
+  const bool fwd = kind == OpKind::norm_fwd;
+  const double tensors = fwd ? 2 : 3, flops = fwd ? 5 : 8;
+  // Their weights (a head_dim vector each) count with the QKV projection (layer_params).
+  int q = b.rows(kind, d.tokens, d.q_dim_local, tensors, flops, {DepRef::op(after)});
+  return b.rows(kind, d.tokens, d.k_dim_local, tensors, flops, {DepRef::op(q)});
+}
+
 // Q, K, V from the (gathered) norm output; returns the op attention waits for.
 int projections_fwd(UnitBuilder& b, const RecipeContext& c, DepRef local, DepRef gathered) {
   const LocalDims& d = c.d;
@@ -193,7 +207,7 @@ int attention_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   const int first_projection = b.size();
   int projected = projections_fwd(b, c, DepRef::op(norm), DepRef::op(src));
   const int last_projection = b.size() - 1;
-  int qkv = rotary(b, c, OpKind::rope_fwd, projected);
+  int qkv = rotary(b, c, OpKind::rope_fwd, qk_norms(b, c, OpKind::norm_fwd, projected));
   int attn = ring_attention(b, c, qkv, false);
   if (c.tp_overlap()) b.also_wait(first_projection, last_projection, src);
   int proj = b.gemm(OpKind::attn_proj_fwd, d.tokens, h, d.attn_out_local, {DepRef::op(attn)});
@@ -220,7 +234,8 @@ int attention_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.gather_bytes_tokens(), {DepRef::op(res)});
   int dproj = gathered_gemm(b, c, OpKind::attn_proj_dgrad, DepRef::op(res), DepRef::op(src), d.tokens, d.attn_out_local, h);
   b.gemm(OpKind::attn_proj_wgrad, d.attn_out_local, h, d.tokens, {DepRef::op(src)}, p.proj);
-  int attn = rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, recomputed_up_projections(b, c, dproj), true));
+  int attn = qk_norms(b, c, OpKind::norm_bwd,
+                      rotary(b, c, OpKind::rope_bwd, ring_attention(b, c, recomputed_up_projections(b, c, dproj), true)));
   if (c.tp_overlap()) b.also_wait(dproj, dproj, src);
   // Sequence parallelism saved the projections' input sharded: gather it
   // again for the weight gradients, overlapping the input-gradient GEMMs.

@@ -41,6 +41,9 @@ struct RecipeContext {
   CudaGraphScope graphs;             // training.cuda_graph_scope: modules replayed from CUDA graphs
   OffloadModules offload{};          // training.offload_modules: module inputs kept in host memory
   std::int64_t attention_window = 0;  // the layer's sliding window (model.sliding_window); 0 = full
+  // fp8 training without training.moe_router_padding_for_fp8: the routed experts' rows are copied into
+  // per-expert blocks padded to the fp8 GEMMs' row alignment and back (moe_units.cpp, moe_pad_*)
+  bool fp8_expert_padding = false;
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }

@@ -54,6 +54,16 @@ std::int64_t rows_per_expert(const LocalDims& d) { return (d.expert_rows + group
 // the counts' kernels and all-gather, carries the probabilities inside its
 // fused dispatch and delivers the tokens grouped by expert: no count gather,
 // no probabilities all-to-all, no sort.
+//  - fp8 (experts.py TEGroupedMLP -> TE fp8_padding.py): each local expert's
+//    rows must be a multiple of 16 (32 for MXFP8) for the fp8 grouped GEMM;
+//    unless the router pads the routing map (--moe-router-padding-for-fp8) or
+//    HybridEP's dispatch pads them (flex dispatcher, hybridep backend),
+//    Fp8Padding copies the received rows into padded blocks (one kernel for
+//    the tokens, one for their probabilities) and Fp8Unpadding copies fc2's
+//    output back (one); backward the gradients take the reverse copies (one
+//    for fc2's output gradient; two for the input's and the probabilities').
+//    A dropless router's counts are aligned on every local expert only by
+//    chance, so the copies are priced whenever training is fp8.
 // Each kernel costs the host one issue; their GPU time is their bytes.
 constexpr int kRouteFwdKernels = 27;
 constexpr int kRouteBwdKernels = 14;
@@ -71,6 +81,15 @@ constexpr double kRouteBwdTensors = 16;
 constexpr std::int64_t kCountBytes = 8;  // one int64 token count per expert
 
 bool alltoall(const RecipeContext& c) { return has_ep(c) && !c.flex_dispatcher; }
+
+// One Fp8Padding / Fp8Unpadding copy of the experts' rows (read and write,
+// 16-bit, hidden wide); `launches` counts the probabilities' copy beside it.
+int fp8_padding_copy(UnitBuilder& b, const RecipeContext& c, OpKind kind, int launches, int after) {
+  if (!c.fp8_expert_padding) return after;
+  int op = b.rows(kind, c.d.expert_rows, c.d.hidden, 2, 0, {DepRef::op(after)});
+  b.set_launches(op, launches);
+  return op;
+}
 bool sorts_by_expert(const RecipeContext& c) { return alltoall(c) && c.d.experts_local > 1; }
 
 int grouped_expert_gemm(UnitBuilder& b, OpKind kind, const LocalDims& d, std::int64_t M, std::int64_t N,
@@ -150,6 +169,7 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
   }
   if (d.expert_tp_gather) x = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(x)});
   x = sort_by_expert(b, c, OpKind::moe_sort_fwd, kSortFwdKernels, x);
+  x = fp8_padding_copy(b, c, OpKind::moe_pad_fwd, 2, x);
   const std::int64_t m = rows_per_expert(d);
   int fc1 = grouped_expert_gemm(b, OpKind::expert_fc1_fwd, d, m, d.expert_fc1_local, h, {DepRef::op(x)});
   double act_tensors = c.arch.gated_mlp ? 3 : 2;
@@ -160,6 +180,7 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
   if (offload && c.offload.has(OffloadModules::moe_act))
     b.host_copy(OpKind::offload_d2h, act_input_bytes(c), kActInputSlot, {DepRef::op(act)});
   int y = grouped_expert_gemm(b, OpKind::expert_fc2_fwd, d, m, h, d.expert_ffn_local, {DepRef::op(act)});
+  y = fp8_padding_copy(b, c, OpKind::moe_pad_fwd, 1, y);
   y = sort_by_expert(b, c, OpKind::moe_sort_fwd, kUnsortFwdKernels, y);
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
@@ -211,6 +232,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   y = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, y);
+  y = fp8_padding_copy(b, c, OpKind::moe_pad_bwd, 1, y);
   const std::int64_t m = rows_per_expert(d);
   // Offloaded inputs come back one module ahead of their use: the
   // activation's once the experts' backward starts, fc1's once the
@@ -235,6 +257,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int x = grouped_expert_gemm(b, OpKind::expert_fc1_dgrad, d, m, h, d.expert_fc1_local, {DepRef::op(act)});
   grouped_expert_gemm(b, OpKind::expert_fc1_wgrad, d, h, d.expert_fc1_local, m, {DepRef::op(act), DepRef::op(fc1_in)},
                       p.expert_fc1);
+  x = fp8_padding_copy(b, c, OpKind::moe_pad_bwd, 2, x);
   x = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, x);
   if (d.expert_tp_gather) x = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(x)});
   int probs = x;

@@ -58,6 +58,8 @@ constexpr std::array<KindInfo, kOpKindCount> kKinds = {{
     compute("moe_route_bwd", OpClass::elementwise),
     compute("moe_sort_fwd", OpClass::elementwise),
     compute("moe_sort_bwd", OpClass::elementwise),
+    compute("moe_pad_fwd", OpClass::elementwise),
+    compute("moe_pad_bwd", OpClass::elementwise),
     compute("expert_fc1_fwd", OpClass::gemm),
     compute("expert_fc1_dgrad", OpClass::gemm),
     compute("expert_fc1_wgrad", OpClass::gemm),

@@ -76,6 +76,9 @@ enum class OpKind : std::uint16_t {
   // MoE routing arithmetic (score function, top-k, aux loss, token counts) and the reordering of the
   // received tokens by local expert (and back): small kernels launched one by one (moe_units.cpp)
   moe_route_fwd, moe_route_bwd, moe_sort_fwd, moe_sort_bwd,
+  // fp8 grouped GEMMs: the received rows copied into (and the outputs out of) per-expert blocks padded to
+  // the fp8 GEMM's row alignment, and their gradients back (Transformer Engine's Fp8Padding/Fp8Unpadding)
+  moe_pad_fwd, moe_pad_bwd,
   expert_fc1_fwd, expert_fc1_dgrad, expert_fc1_wgrad,
   expert_act_fwd, expert_act_bwd,
   expert_fc2_fwd, expert_fc2_dgrad, expert_fc2_wgrad,

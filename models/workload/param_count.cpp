@@ -9,6 +9,8 @@ LayerParams layer_params(const ModelSpec& model, const LocalDims& d, bool moe) {
   LayerParams p;
   std::int64_t qkv_out = d.q_dim_local + d.k_dim_local + d.v_dim_local;
   p.qkv = d.mla ? mla_params(d).total() : h * qkv_out + bias * qkv_out;
+  // model.qk_norm: the query and key norms' weights (one head_dim vector each) count with the projection.
+  if (model.qk_norm && !d.mla) p.qkv += 2 * arch.norm_params_per_dim * d.head_dim;
   // Row-parallel layers keep their bias whole on every tensor-parallel rank.
   p.proj = d.attn_out_local * h + bias * h;
   p.norm = arch.norm_params_per_dim * h;

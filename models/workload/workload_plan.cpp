@@ -148,6 +148,9 @@ void WorkloadPlan::build_units() {
                   train_.fused_cross_entropy, kernels, train_.tp_comm_overlap,
                   train_.moe_token_dispatcher == MoeTokenDispatcher::flex, train_.cuda_graph_scope,
                   train_.offload_modules};
+  const bool hybridep = train_.moe_token_dispatcher == MoeTokenDispatcher::flex &&
+                        train_.moe_flex_backend == MoeFlexBackend::hybridep;
+  c.fp8_expert_padding = train_.dtype == Dtype::fp8 && !train_.moe_router_padding_for_fp8 && !hybridep;
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

@@ -551,6 +551,29 @@ BRIDGE_RECOMPUTE_MODULES = {
     ("DeepSeekV3 (w/ MTP)", "B200"): ["mla_up_proj"],    # DEEPSEEK_V3_PRETRAIN_CONFIG_B200_BASE_CONFIG
 }
 
+# Plan cells of the 25.11 table that the same container's perf config and the next release's table both
+# contradict: (model, GPU) -> {CSV column: value}. Corrected only where those two agree with each other and
+# the next table's throughput with this row's; the other plan differences stay as the table states them.
+BRIDGE_PLAN_CORRECTIONS = {
+    # Table: EP 8. GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_BASE_CONFIG sets EP 64 at 97ad8cc, v0.2.0 (25.11),
+    # v0.3.0 (26.02) and v0.3.1 (26.02.01); the 26.02 table (docs/performance-summary-archive.md at 067f987)
+    # lists this model on 64 B200 at EP 64, micro-batch 4, with 8,047 tokens/s/GPU (this row: 8,213). (The
+    # 26.02.01 table says EP 8 at 13,722 while its own config still says 64: the tables' plan cells slip.)
+    # Physically, EP 64 sends 7/8 of every dispatch over InfiniBand; at EP 8 the all-to-alls stay on NVLink.
+    ("GPT OSS 120B", "B200"): {"ep": "64"},
+}
+
+
+def bridge_plan_value(row, column):
+    """The row's plan cell, corrected where BRIDGE_PLAN_CORRECTIONS says the table misstates it."""
+    if row.source == "megatron-bridge-25.11-perf-summary":
+        fix = BRIDGE_PLAN_CORRECTIONS.get((row.raw["model_name"], row.raw["gpu"]), {})
+        if column in fix:
+            row.assumptions.append(f"{column} {fix[column]} instead of the table's {row.raw[column]} "
+                                   "(BRIDGE_PLAN_CORRECTIONS: perf config and the 26.02 table)")
+            return fix[column]
+    return row.raw[column]
+
 
 # Megatron-Bridge 25.11 perf configs (97ad8cc) that offload activations to the host
 # (cpu_offloading_num_layers; _set_recompute_overrides sets cpu_offloading_weights False):
@@ -705,6 +728,11 @@ def _model(row):
     m["tied_embeddings"] = tied
     if r["moe_experts"]:
         m["moe"] = {"num_experts": int(r["moe_experts"]), "top_k": int(r["moe_topk"]), "expert_ffn_hidden_size": ffn}
+    if name.startswith("Qwen3"):
+        # Qwen3 normalises queries and keys per head: Megatron-Bridge's Qwen3 providers set
+        # qk_layernorm True (src/megatron/bridge/models/qwen/qwen_provider.py at v0.2.0), as Megatron-LM
+        # Qwen3 commands pass --qk-layernorm.
+        m["qk_norm"] = True
     if name.startswith("GPT OSS"):
         # Megatron-Bridge's GPTOSSProvider: window_size (128, 0) in every second layer
         # (window_attn_skip_freq 2: layers 2, 4, ... attend fully), softmax_type learnable (sinks).
@@ -766,7 +794,7 @@ def build_experiment(row):
         tp, pp = 8, 6
         row.assumptions.append("TP8 x PP6 from the weak-scaling 177B row")
     cp = _int(r["cp"]) or 1
-    ep = _int(r["ep"]) or 1
+    ep = _int(bridge_plan_value(row, "ep")) or 1
     vp = _int(r["vp"]) or 1
     dp = row.gpus // (tp * pp * cp)
     layers = int(r["layers"])
@@ -898,6 +926,8 @@ def build_experiment(row):
     if "deepep" in row.model.lower() or "hybridep" in row.model.lower() or flex_backend:
         # DeepEP / HybridEP: Megatron-Core's flex token dispatcher (fused dispatch, no count gather).
         train["moe_token_dispatcher"] = "flex"
+        if flex_backend == "hybridep" or "hybridep" in row.model.lower():
+            train["moe_flex_backend"] = "hybridep"  # pads the experts' rows for fp8 inside its dispatch
         if flex_backend:
             row.assumptions.append(f"training.moe_token_dispatcher flex: the perf config's moe_flex_dispatcher_backend "
                                    f"{flex_backend} (Megatron-Bridge 25.11, 97ad8cc)")

@@ -119,6 +119,17 @@ TEST(ConfigModelParser, MoeAndMla) {
             "m.yaml:7: model.moe.first_dense_layers: expected an integer in [0, 3], found '4'");
 }
 
+TEST(ConfigModelParser, QkNorm) {
+  EXPECT_FALSE(model(kModel).qk_norm);
+  EXPECT_TRUE(model(std::string(kModel) + "qk_norm: true\n").qk_norm);
+  EXPECT_EQ(config_error([] {
+              model(std::string(kModel) + "qk_norm: true\n"
+                                          "mla: {kv_lora_rank: 64, qk_nope_head_dim: 32, qk_rope_head_dim: 16, v_head_dim: 32}\n");
+            }),
+            "m.yaml:7: model.qk_norm: expected false with mla (multi-head latent attention normalises its own latents), "
+            "found true");
+}
+
 TEST(ConfigHardwareParser, ReadsDatasheetFields) {
   const models::HardwareSpec hw = hardware(kHardware);
   EXPECT_EQ(hw.gpu.name, "G");
@@ -265,6 +276,24 @@ TEST(ConfigTrainingParser, AttentionKernelAndFp8Recipe) {
   const std::string unfused = replace(kHardware, "  memory_gb: 80\n", "  memory_gb: 80\n  calibration_attention: unfused\n");
   EXPECT_NE(config_error([&] { hardware(unfused); }).find("expected one of flash | flash2 | flash_triton, found 'unfused'"),
             std::string::npos);
+}
+
+TEST(ConfigTrainingParser, MoeFp8PaddingKeys) {
+  const models::TrainingSpec d = parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n", "x.yaml", "training"));
+  EXPECT_EQ(d.moe_flex_backend, models::MoeFlexBackend::deepep);  // Megatron-Core's default
+  EXPECT_FALSE(d.moe_router_padding_for_fp8);
+  const models::TrainingSpec t = parse_training(read_yaml_text(
+      "global_batch_size: 8\nseq_length: 8\nmoe_token_dispatcher: flex\nmoe_flex_backend: hybridep\n"
+      "moe_router_padding_for_fp8: true\n",
+      "x.yaml", "training"));
+  EXPECT_EQ(t.moe_flex_backend, models::MoeFlexBackend::hybridep);
+  EXPECT_TRUE(t.moe_router_padding_for_fp8);
+  EXPECT_EQ(config_error([] {
+              parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\nmoe_flex_backend: hybrid\n", "x.yaml",
+                                            "training"));
+            }),
+            "x.yaml:3: training.moe_flex_backend: expected one of deepep | hybridep, found 'hybrid' "
+            "(did you mean 'hybridep'?)");
 }
 
 TEST(ConfigTrainingParser, OptimizerStates) {

@@ -91,6 +91,23 @@ TEST(ActivationMemory, MoeLoadImbalanceKeepsTheBusiestRanksExpertTensors) {
                             2.0 * static_cast<double>(even.expert_ffn_local)));
 }
 
+// model.qk_norm: the query and key norms keep their 16-bit inputs, the
+// projection's local Q and K columns; full recomputation keeps only the
+// layer's input either way.
+TEST(ActivationMemory, QkNormKeepsTheNormsInputs) {
+  const ParallelismSpec par = tp2_sequence_parallel();
+  const TrainingSpec t = two_short_sequences();
+  ModelSpec m = tiny_llama(2);
+  const workload::LocalDims x = workload::local_dims(m, par, t);
+  const ActivationOptions o{true, {}};
+  const double without = layer_activation_bytes(m, x, false, Recompute::none, o);
+  const double full_without = layer_activation_bytes(m, x, false, Recompute::full, o);
+  m.qk_norm = true;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, x, false, Recompute::none, o) - without,
+                   2.0 * static_cast<double>(x.tokens) * static_cast<double>(x.q_dim_local + x.k_dim_local));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, x, false, Recompute::full, o), full_without);
+}
+
 TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
   using R = RecomputeModules;
   const ParallelismSpec par = tp2_sequence_parallel();
@@ -122,8 +139,7 @@ TEST(ActivationMemory, RecomputeModulesDropTheOutputsTheyRebuild) {
   const double shared_acts = 2 * D(y.tokens) * (D(y.shared_fc1_local) + D(y.shared_ffn_local));
   ASSERT_GT(shared_acts, 0);
   const double moe_inside = 4 * D(y.tokens_sp) * D(y.experts) + 2 * D(y.expert_rows) * D(y.hidden) +
-                            2 * D(y.expert_rows) * (D(y.expert_fc1_local) + D(y.expert_ffn_local)) +
-                            2 * D(y.routed_tokens) * D(y.hidden) + shared_acts;
+                            2 * D(y.expert_rows) * (D(y.expert_fc1_local) + D(y.expert_ffn_local)) + shared_acts;
   EXPECT_DOUBLE_EQ(module_bytes(moe, par, true, R::core_attn) - module_bytes(moe, par, true, R::core_attn | R::moe),
                    moe_inside);
   EXPECT_DOUBLE_EQ(

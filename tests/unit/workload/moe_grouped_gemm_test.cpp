@@ -260,3 +260,63 @@ TEST(MoeKernelInventory, FlexDispatcherHasNoCountGatherProbabilitiesOrSort) {
 
 }  // namespace
 }  // namespace pf::models::workload
+
+namespace pf::models::workload {
+namespace {
+
+// fp8 grouped GEMMs need each expert's rows padded to the GEMM's alignment:
+// Transformer Engine's Fp8Padding copies the received rows (and their
+// probabilities) into padded blocks before fc1 and Fp8Unpadding copies fc2's
+// output back; the backward takes the reverse copies. Not in 16-bit
+// training, not when the router pads the routing map
+// (moe_router_padding_for_fp8) and not behind HybridEP, whose dispatch pads.
+TEST(MoeKernelInventory, Fp8PaddingCopiesTheExpertRowsUnlessSomethingElsePads) {
+  testing::Config c;
+  c.moe = true;
+  c.dp = 4;
+  c.ep = 2;
+  c.fp8 = true;
+  c.recipe = Fp8Recipe::mxfp8;
+  const WorkloadPlan plan = testing::make_plan(c);
+  const LocalDims& d = plan.dims();
+  const std::vector<Op> ops = testing::ops_of(plan, 0);
+  int moe_layer = -1;
+  for (const Op& op : ops)
+    if (op.kind == OpKind::expert_fc1_fwd && moe_layer < 0) moe_layer = op.layer;
+  ASSERT_GE(moe_layer, 0);
+  const auto l = launches_by_kind(ops, moe_layer);
+  EXPECT_EQ(ops_of_kind(ops, OpKind::moe_pad_fwd, Phase::fwd, moe_layer), 2);
+  EXPECT_EQ(ops_of_kind(ops, OpKind::moe_pad_bwd, Phase::bwd, moe_layer), 2);
+  EXPECT_EQ(l.at({OpKind::moe_pad_fwd, Phase::fwd}), 2 + 1);  // tokens + probabilities, then fc2's output
+  EXPECT_EQ(l.at({OpKind::moe_pad_bwd, Phase::bwd}), 1 + 2);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.kind != OpKind::moe_pad_fwd && op.kind != OpKind::moe_pad_bwd) continue;
+    // A read and a write of every received row, 16-bit and hidden wide.
+    EXPECT_EQ(op.bytes, static_cast<std::uint64_t>(2 * 2 * d.expert_rows * d.hidden));
+    if (op.layer == moe_layer && op.microbatch == 0 && op.phase == Phase::fwd && i + 2 < ops.size() &&
+        ops[i + 1].kind == OpKind::fp8_quantize) {
+      EXPECT_EQ(ops[i + 2].kind, OpKind::expert_fc1_fwd);  // the padded rows are what fc1 quantises
+    }
+  }
+
+  auto pads = [](const WorkloadPlan& p) {
+    int n = 0;
+    for (const Op& op : testing::ops_of(p, 0)) n += op.kind == OpKind::moe_pad_fwd || op.kind == OpKind::moe_pad_bwd;
+    return n;
+  };
+  EXPECT_GT(pads(plan), 0);
+  TrainingSpec t = plan.training();
+  t.moe_router_padding_for_fp8 = true;
+  EXPECT_EQ(pads(WorkloadPlan(plan.model(), plan.parallelism(), t)), 0);
+  t = plan.training();
+  t.moe_token_dispatcher = MoeTokenDispatcher::flex;
+  EXPECT_EQ(pads(WorkloadPlan(plan.model(), plan.parallelism(), t)), pads(plan));  // DeepEP: TE pads
+  t.moe_flex_backend = MoeFlexBackend::hybridep;
+  EXPECT_EQ(pads(WorkloadPlan(plan.model(), plan.parallelism(), t)), 0);
+  c.fp8 = false;
+  EXPECT_EQ(pads(testing::make_plan(c)), 0);
+}
+
+}  // namespace
+}  // namespace pf::models::workload
