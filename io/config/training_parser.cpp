@@ -30,6 +30,8 @@ const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::ea
 
 const EnumNames<models::MoeTokenDispatcher> kDispatcher{{"alltoall", models::MoeTokenDispatcher::alltoall},
                                                         {"flex", models::MoeTokenDispatcher::flex}};
+const EnumNames<models::LossReduce> kLossReduce{{"step", models::LossReduce::step},
+                                                {"microbatch", models::LossReduce::microbatch}};
 const EnumNames<models::MoeFlexBackend> kFlexBackend{{"deepep", models::MoeFlexBackend::deepep},
                                                      {"hybridep", models::MoeFlexBackend::hybridep}};
 const EnumNames<models::MainGradAccumulation> kMainGradAccumulation{
@@ -211,6 +213,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.host_sync_on_loss = r.get_bool_or("host_sync_on_loss", true);
   t.host_sync_on_moe_dispatch = r.get_bool_or("host_sync_on_moe_dispatch", true);
   t.moe_router_padding_for_fp8 = r.get_bool_or("moe_router_padding_for_fp8", false);
+  t.loss_reduce = r.get_enum_or("loss_reduce", models::LossReduce::step, kLossReduce);
   r.finish();
   return t;
 }

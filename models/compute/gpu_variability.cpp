@@ -61,7 +61,13 @@ bool replicas_reduce_amax(const ExperimentSpec& e) {
   return e.training.dtype == Dtype::fp8 && e.training.fp8_recipe == Fp8Recipe::delayed && e.parallelism.dp > 1;
 }
 
-bool replicas_in_lockstep(const ExperimentSpec& e) { return replicas_gather_layers(e) || replicas_reduce_amax(e); }
+bool replicas_reduce_loss(const ExperimentSpec& e) {
+  return e.training.loss_reduce == LossReduce::microbatch && e.parallelism.dp > 1;
+}
+
+bool replicas_in_lockstep(const ExperimentSpec& e) {
+  return replicas_gather_layers(e) || replicas_reduce_amax(e) || replicas_reduce_loss(e);
+}
 
 SlowestGpu slowest_gpu(const ExperimentSpec& e) {
   const int gpus = e.gpu_count();

@@ -75,7 +75,11 @@ bool replicas_gather_layers(const ExperimentSpec& e);
 // is the whole world). Current scaling and MXFP8 reduce no amax across them.
 bool replicas_reduce_amax(const ExperimentSpec& e);
 
-// Either: the replicas wait for one another within every micro-batch.
+// Whether the replicas all-reduce every micro-batch's reported loss, which the
+// backward waits for (training.loss_reduce microbatch).
+bool replicas_reduce_loss(const ExperimentSpec& e);
+
+// Any of them: the replicas wait for one another within every micro-batch.
 bool replicas_in_lockstep(const ExperimentSpec& e);
 
 // An experiment's slowest-GPU factor, term by term: hardware.gpu.speed_spread

@@ -93,6 +93,15 @@ enum class MoeTokenDispatcher { alltoall, flex };
 // the fp8 GEMMs' alignment under fp8 (token_dispatcher.py _HybridEPManager,
 // pad_multiple), so the experts need no padded copies.
 enum class MoeFlexBackend { deepep, hybridep };
+// Where the reported loss is averaged over the data-parallel replicas: once per
+// step after the last micro-batch (step: Megatron-LM from core_r0.11 on,
+// Megatron-Bridge's train_step), or by an all-reduce at every micro-batch's
+// loss that the backward waits for (microbatch: Megatron-LM to core_r0.10,
+// pretrain_gpt.py loss_func `all_reduce(reporting_loss, data_parallel_group)`;
+// Megatron-LM 2020's reduce_losses over every GPU; NeMo 1.x
+// average_losses_across_data_parallel_group), which keeps the replicas in
+// lockstep within every micro-batch.
+enum class LossReduce { step, microbatch };
 // How each micro-batch's weight gradients reach the fp32 main gradients
 // (models/compute/README.md, "Main-gradient accumulation"). fused: the
 // weight-gradient GEMM accumulates into them (Megatron-Core's default
@@ -277,6 +286,7 @@ struct TrainingSpec {
   // GEMMs' row alignment, so the grouped GEMMs need no padded copies of their rows (off by default:
   // Transformer Engine's Fp8Padding then copies them, moe_units.cpp).
   bool moe_router_padding_for_fp8 = false;
+  LossReduce loss_reduce = LossReduce::step;
 };
 
 }  // namespace pf::models

@@ -179,8 +179,12 @@ SOURCE_DEFAULTS = {
         "and the 119B and 462B rows hold 23 and 7 layers per stage, which only one layer per virtual stage divides)",
         "strong-scaling rows: TP 8 x PP 6 of the weak-scaling 177B row (same model; TP/PP not stated)",
         "layernorm, GeLU, untied embeddings (inferred in the data set from the parameter counts)",
+        "training.loss_reduce microbatch: pretrain_gpt.py's loss_func at core_r0.8.0 all-reduces each micro-batch's "
+        "reporting loss over the data-parallel group",
     ],
     "megatron-lm-readme-2020": [
+        "training.loss_reduce microbatch: pretrain_gpt2.py at 5281919 all-reduces each micro-batch's loss over every GPU "
+        "(megatron/utils.py reduce_losses)",
         "dtype fp16 (the repo's example scripts at that commit use --fp16)",
         "recompute full (inferred in the data set from the 96-factor TFLOP/s formula; examples use --checkpoint-activations)",
         "zero_stage 0, sequence_parallel off (neither existed in 2020)",
@@ -583,6 +587,11 @@ BRIDGE_CPU_OFFLOAD = {
 }
 
 
+# Sources whose training loop all-reduces every micro-batch's loss over the data-parallel replicas
+# (training.loss_reduce microbatch; SOURCE_DEFAULTS cites the code of each).
+LOSS_REDUCED_EACH_MICROBATCH = {"megatron-lm-readme-h100", "megatron-lm-readme-2020"}
+
+
 def cpu_offload_layers(row):
     """Megatron-Core's --cpu-offloading-num-layers the row's run used, or None."""
     r = row.raw
@@ -858,6 +867,8 @@ def build_experiment(row):
     if modules:
         train["recompute_modules"] = modules
         row.assumptions.append(f"recompute_modules [{', '.join(modules)}]")
+    if src in LOSS_REDUCED_EACH_MICROBATCH:
+        train["loss_reduce"] = "microbatch"
     if src == "megatron-bridge-25.11-perf-summary":
         train["grad_reduce_dtype"] = "bf16"  # the perf configs' ddp.grad_reduce_in_fp32 = False
         # The perf scripts' set_common_perf_overrides: rerun_state_machine.check_for_nan_in_loss = False, so

@@ -136,5 +136,23 @@ TEST(GpuVariability, DelayedScalingKeepsTheReplicasInLockstep) {
   EXPECT_FALSE(replicas_reduce_amax(e));  // one replica: nothing to meet
 }
 
+// Megatron-LM to core_r0.10 all-reduces each micro-batch's reported loss over
+// the data-parallel group and the backward waits for it: the replicas meet at
+// every micro-batch, as under delayed scaling, whatever the precision.
+TEST(GpuVariability, AMicroBatchLossAllReduceKeepsTheReplicasInLockstep) {
+  ExperimentSpec e;
+  e.parallelism = plan(2, 1, 32);  // TP 2, 32 replicas: 64 GPUs
+  e.training.global_batch_size = 32 * 8;
+  e.training.micro_batch_size = 1;
+  EXPECT_FALSE(replicas_in_lockstep(e));  // default: the loss is reduced once per step
+  EXPECT_EQ(lockstep_gpus(e.parallelism, 64, replicas_in_lockstep(e)), 2);
+  e.training.loss_reduce = LossReduce::microbatch;
+  EXPECT_TRUE(replicas_reduce_loss(e));
+  EXPECT_TRUE(replicas_in_lockstep(e));
+  EXPECT_EQ(lockstep_gpus(e.parallelism, 64, replicas_in_lockstep(e)), 64);
+  e.parallelism = plan(2, 1, 1);
+  EXPECT_FALSE(replicas_reduce_loss(e));  // one replica: nothing to meet
+}
+
 }  // namespace
 }  // namespace pf::models

@@ -296,6 +296,20 @@ TEST(ConfigTrainingParser, MoeFp8PaddingKeys) {
             "(did you mean 'hybridep'?)");
 }
 
+TEST(ConfigTrainingParser, LossReduce) {
+  EXPECT_EQ(parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n", "x.yaml", "training")).loss_reduce,
+            models::LossReduce::step);
+  EXPECT_EQ(parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\nloss_reduce: microbatch\n", "x.yaml",
+                                          "training"))
+                .loss_reduce,
+            models::LossReduce::microbatch);
+  EXPECT_EQ(config_error([] {
+              parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\nloss_reduce: layer\n", "x.yaml",
+                                            "training"));
+            }),
+            "x.yaml:3: training.loss_reduce: expected one of step | microbatch, found 'layer'");
+}
+
 TEST(ConfigTrainingParser, OptimizerStates) {
   auto parse = [](const std::string& extra) {
     return parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n" + extra, "x.yaml", "training"));
