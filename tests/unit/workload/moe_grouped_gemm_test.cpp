@@ -233,15 +233,20 @@ TEST(MoeKernelInventory, Fp8QuantizeLaunchesFollowTheRecipe) {
 namespace pf::models::workload {
 namespace {
 
+// Four replicas, EP 2: two local experts (the alltoall dispatcher sorts by expert).
+testing::Config two_local_experts() {
+  testing::Config c;
+  c.moe = true;
+  c.dp = 4;
+  c.ep = 2;
+  return c;
+}
+
 // The flex dispatcher (DeepEP, HybridEP) computes the layout in one kernel and
 // carries probabilities and routing metadata inside its fused dispatch: no
 // count gather, no probabilities all-to-all, no sort by expert.
 TEST(MoeKernelInventory, FlexDispatcherHasNoCountGatherProbabilitiesOrSort) {
-  testing::Config c;
-  c.moe = true;
-  c.dp = 4;
-  c.ep = 2;  // 2 local experts: the alltoall dispatcher would sort
-  WorkloadPlan alltoall = testing::make_plan(c);
+  WorkloadPlan alltoall = testing::make_plan(two_local_experts());
   ParallelismSpec p = alltoall.parallelism();
   TrainingSpec t = alltoall.training();
   t.moe_token_dispatcher = MoeTokenDispatcher::flex;
@@ -258,12 +263,6 @@ TEST(MoeKernelInventory, FlexDispatcherHasNoCountGatherProbabilitiesOrSort) {
   EXPECT_EQ(f.at({OpKind::expert_fc1_fwd, Phase::fwd}), a.at({OpKind::expert_fc1_fwd, Phase::fwd}));
 }
 
-}  // namespace
-}  // namespace pf::models::workload
-
-namespace pf::models::workload {
-namespace {
-
 // fp8 grouped GEMMs need each expert's rows padded to the GEMM's alignment:
 // Transformer Engine's Fp8Padding copies the received rows (and their
 // probabilities) into padded blocks before fc1 and Fp8Unpadding copies fc2's
@@ -271,10 +270,7 @@ namespace {
 // training, not when the router pads the routing map
 // (moe_router_padding_for_fp8) and not behind HybridEP, whose dispatch pads.
 TEST(MoeKernelInventory, Fp8PaddingCopiesTheExpertRowsUnlessSomethingElsePads) {
-  testing::Config c;
-  c.moe = true;
-  c.dp = 4;
-  c.ep = 2;
+  testing::Config c = two_local_experts();
   c.fp8 = true;
   c.recipe = Fp8Recipe::mxfp8;
   const WorkloadPlan plan = testing::make_plan(c);
