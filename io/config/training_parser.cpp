@@ -30,6 +30,8 @@ const EnumNames<models::KernelLaunch> kLaunch{{"eager", models::KernelLaunch::ea
 
 const EnumNames<models::MoeTokenDispatcher> kDispatcher{{"alltoall", models::MoeTokenDispatcher::alltoall},
                                                         {"flex", models::MoeTokenDispatcher::flex}};
+const EnumNames<models::CrossEntropyFusionImpl> kCrossEntropyImpl{{"native", models::CrossEntropyFusionImpl::native},
+                                                               {"te", models::CrossEntropyFusionImpl::te}};
 const EnumNames<models::LossReduce> kLossReduce{{"step", models::LossReduce::step},
                                                 {"microbatch", models::LossReduce::microbatch}};
 const EnumNames<models::MoeFlexBackend> kFlexBackend{{"deepep", models::MoeFlexBackend::deepep},
@@ -191,6 +193,11 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   }
   t.attention = r.get_enum_or("attention", models::AttentionKernel::flash, kAttention);
   t.fused_cross_entropy = r.get_bool_or("fused_cross_entropy", false);
+  t.cross_entropy_fusion_impl =
+      r.get_enum_or("cross_entropy_fusion_impl", models::CrossEntropyFusionImpl::native, kCrossEntropyImpl);
+  if (t.cross_entropy_fusion_impl == models::CrossEntropyFusionImpl::te && !t.fused_cross_entropy) {
+    fail_expected(*r.find("cross_entropy_fusion_impl"), "native unless fused_cross_entropy is true", "te");
+  }
   t.fused_elementwise = r.get_bool_or("fused_elementwise", true);
   t.tp_comm_overlap = r.get_bool_or("tp_comm_overlap", false);
   t.grad_reduce_dtype = r.get_enum_or("grad_reduce_dtype", models::GradReduceDtype::automatic, kGradReduce);

@@ -102,6 +102,7 @@ enum class MoeFlexBackend { deepep, hybridep };
 // average_losses_across_data_parallel_group), which keeps the replicas in
 // lockstep within every micro-batch.
 enum class LossReduce { step, microbatch };
+enum class CrossEntropyFusionImpl { native, te };
 // How each micro-batch's weight gradients reach the fp32 main gradients
 // (models/compute/README.md, "Main-gradient accumulation"). fused: the
 // weight-gradient GEMM accumulates into them (Megatron-Core's default
@@ -238,9 +239,13 @@ struct TrainingSpec {
   // latency-bound"), at the main-gradient precision.
   double grad_bucket_mb = 0;
   AttentionKernel attention = AttentionKernel::flash;
-  // Megatron's --cross-entropy-loss-fusion (off by default): one kernel over
-  // the 16-bit logits instead of the fp32 passes of vocab_parallel_cross_entropy.
+  // Megatron's --cross-entropy-loss-fusion (off by default): the fp32 passes of
+  // vocab_parallel_cross_entropy as jit-fused regions (models/workload/edge_units.cpp).
   bool fused_cross_entropy = false;
+  // With it, Megatron-Core's --cross-entropy-fusion-impl: native (those jit-
+  // fused fp32 regions) or te (Transformer Engine's Triton cross entropy over
+  // the 16-bit logits, its gradient written in place during the forward).
+  CrossEntropyFusionImpl cross_entropy_fusion_impl = CrossEntropyFusionImpl::native;
   // Elementwise ops fused into one kernel each (Megatron-Core's fused
   // kernels, torch.compile), or run as eager PyTorch's separate kernels.
   bool fused_elementwise = true;

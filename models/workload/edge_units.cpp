@@ -34,6 +34,21 @@ int tp_sum(UnitBuilder& b, const RecipeContext& c, int from) {
 double loss_fwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 11.0 : 19.0; }
 double loss_bwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 3.0 : 7.0; }
 
+// --cross-entropy-fusion-impl te: Transformer Engine's Triton cross entropy
+// (TE 2.9 pytorch/triton/cross_entropy.py) reads the 16-bit logits twice and
+// never makes an fp32 copy. online_softmax_kernel reads them for each row's
+// max, sum of exponentials and target logit (2 bytes per logit); with TP one
+// all-gather of those three fp32 figures per token and rank replaces the three
+// all-reduces; cross_entropy_kernel reads the logits again and writes the
+// gradient over them in place (2 + 2 bytes). Backward, element_mul_kernel
+// scales that gradient by the loss gradient in place (2 + 2 bytes).
+int te_loss_fwd(UnitBuilder& b, const RecipeContext& c, int logits) {
+  const LocalDims& d = c.d;
+  int stats = b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, 1, 3, {DepRef::op(logits)});
+  if (c.tp()) stats = b.collective(OpKind::tp_all_gather, GroupKind::tp, d.tp * d.tokens * 3 * 4, {DepRef::op(stats)});
+  return b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, 2, 4, {DepRef::op(stats)});
+}
+
 }  // namespace
 
 Unit embedding_forward_unit(const RecipeContext& c) {
@@ -64,6 +79,7 @@ int head_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
   int src = norm;
   if (d.sp) src = b.collective(OpKind::tp_all_gather, GroupKind::tp, c.act_bytes_tokens(), {DepRef::op(norm)});
   int logits = b.gemm(OpKind::lm_head_fwd, d.tokens, d.vocab_local, d.hidden, {DepRef::op(src)});
+  if (c.te_cross_entropy) return te_loss_fwd(b, c, logits);
   if (!c.tp()) return b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, loss_fwd_tensors(c), 5, {DepRef::op(logits)});
   // Local max / exp / sums over the vocab shard, three small fp32 all-reduces, then the loss.
   int local = b.rows(OpKind::loss_fwd, d.tokens, d.vocab_local, loss_fwd_tensors(c), 5, {DepRef::op(logits)});
@@ -75,7 +91,8 @@ int head_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
 int head_block_bwd(UnitBuilder& b, const RecipeContext& c, std::int64_t head_grad_elems) {
   const LocalDims& d = c.d;
   // Softmax minus one-hot over the logits shard: the loss gradient needs no input op.
-  int dlogits = b.rows(OpKind::loss_bwd, d.tokens, d.vocab_local, loss_bwd_tensors(c), 3, {});
+  int dlogits = b.rows(OpKind::loss_bwd, d.tokens, d.vocab_local, c.te_cross_entropy ? 2.0 : loss_bwd_tensors(c),
+                       c.te_cross_entropy ? 1 : 3, {});
   int dx = b.gemm(OpKind::lm_head_dgrad, d.tokens, d.hidden, d.vocab_local, {DepRef::op(dlogits)});
   int out = dx;
   if (c.tp()) {

@@ -44,6 +44,8 @@ struct RecipeContext {
   // fp8 training without training.moe_router_padding_for_fp8: the routed experts' rows are copied into
   // per-expert blocks padded to the fp8 GEMMs' row alignment and back (moe_units.cpp, moe_pad_*)
   bool fp8_expert_padding = false;
+  // training.cross_entropy_fusion_impl te (with fused_cross_entropy): Transformer Engine's Triton loss
+  bool te_cross_entropy = false;
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }

@@ -150,6 +150,7 @@ void WorkloadPlan::build_units() {
                   train_.offload_modules};
   const bool hybridep = train_.moe_token_dispatcher == MoeTokenDispatcher::flex &&
                         train_.moe_flex_backend == MoeFlexBackend::hybridep;
+  c.te_cross_entropy = train_.fused_cross_entropy && train_.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te;
   c.fp8_expert_padding = train_.dtype == Dtype::fp8 && !train_.moe_router_padding_for_fp8 && !hybridep;
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));

@@ -218,6 +218,8 @@ SOURCE_DEFAULTS = {
         "without a granularity, which Megatron-Core then ignores: none",
         "training.grad_reduce_dtype bf16: every model family's perf config sets ddp.grad_reduce_in_fp32 = False "
         "(set_*_common_configs at 97ad8cc), so gradients are reduced and kept in bf16",
+        "training.fused_cross_entropy with cross_entropy_fusion_impl te: the model providers' cross_entropy_loss_fusion "
+        "default True and the perf scripts' set_common_perf_overrides cross_entropy_fusion_impl = 'te' (v0.2.0)",
         "training.host_sync_on_loss false: the perf scripts' common overrides turn off the NaN check on each loss "
         "(rerun_state_machine.check_for_nan_in_loss = False; Megatron-Bridge 0.2.0, what the 25.11 container ran, and 97ad8cc)",
         "overlap_param_gather false on the MXFP8 rows of DeepSeek-V3 on GB200 and Qwen3-235B on B200 (their perf configs)",
@@ -906,6 +908,11 @@ def build_experiment(row):
         train["fused_cross_entropy"] = True
         row.assumptions.append("training.fused_cross_entropy: the NeMo Framework Launcher 24.07 config's "
                                "model.cross_entropy_loss_fusion true")
+    if src == "megatron-bridge-25.11-perf-summary":
+        # GPTModelProvider (and DeepSeek's provider) default cross_entropy_loss_fusion True; the perf scripts'
+        # set_common_perf_overrides set cross_entropy_fusion_impl "te" (Megatron-Bridge v0.2.0).
+        train["fused_cross_entropy"] = True
+        train["cross_entropy_fusion_impl"] = "te"
     if src == "megatron-bridge-25.11-perf-summary" and sp and row.model in BRIDGE_TP_COMM_OVERLAP:
         train["tp_comm_overlap"] = True
         row.assumptions.append("training.tp_comm_overlap: the recipe's CommOverlapConfig(tp_comm_overlap=True), kept by "

@@ -296,6 +296,21 @@ TEST(ConfigTrainingParser, MoeFp8PaddingKeys) {
             "(did you mean 'hybridep'?)");
 }
 
+TEST(ConfigTrainingParser, CrossEntropyFusionImpl) {
+  const models::TrainingSpec t = parse_training(read_yaml_text(
+      "global_batch_size: 8\nseq_length: 8\nfused_cross_entropy: true\ncross_entropy_fusion_impl: te\n", "x.yaml",
+      "training"));
+  EXPECT_EQ(t.cross_entropy_fusion_impl, models::CrossEntropyFusionImpl::te);
+  EXPECT_EQ(parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n", "x.yaml", "training"))
+                .cross_entropy_fusion_impl,
+            models::CrossEntropyFusionImpl::native);
+  EXPECT_EQ(config_error([] {
+              parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\ncross_entropy_fusion_impl: te\n",
+                                            "x.yaml", "training"));
+            }),
+            "x.yaml:3: training.cross_entropy_fusion_impl: expected native unless fused_cross_entropy is true, found te");
+}
+
 TEST(ConfigTrainingParser, LossReduce) {
   EXPECT_EQ(parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n", "x.yaml", "training")).loss_reduce,
             models::LossReduce::step);
