@@ -27,6 +27,16 @@ WorkloadPlan with_fusion(const Config& c, bool fused, CrossEntropyFusionImpl imp
   return WorkloadPlan(base.model(), base.parallelism(), t);
 }
 
+// TP tp (sequence parallel when > 1) over two pipeline stages; the head and
+// the loss sit on the last stage, whose first GPU is `tp`.
+Config two_stages(int tp) {
+  Config c;
+  c.tp = tp;
+  c.sp = tp > 1;
+  c.pp = 2;
+  return c;
+}
+
 int count_kind(const WorkloadPlan& plan, int gpu, OpKind kind) {
   int n = 0;
   for (const Op& op : testing::ops_of(plan, gpu)) n += op.kind == kind;
@@ -35,11 +45,8 @@ int count_kind(const WorkloadPlan& plan, int gpu, OpKind kind) {
 
 TEST(CrossEntropy, FusionKeepsTheFp32StepsInFewerPasses) {
   for (int tp : {1, 2}) {
-    Config c;
-    c.tp = tp;
-    c.sp = tp > 1;
-    c.pp = 2;
-    const int last_stage_gpu = tp;  // the head and the loss sit on the last stage
+    const Config c = two_stages(tp);
+    const int last_stage_gpu = tp;
     const auto plain = bytes_by_kind(with_fusion(c, false), last_stage_gpu);
     const auto fused = bytes_by_kind(with_fusion(c, true), last_stage_gpu);
     ASSERT_GT(plain.at(OpKind::loss_bwd), 0) << tp;
@@ -62,10 +69,7 @@ TEST(CrossEntropy, FusionKeepsTheFp32StepsInFewerPasses) {
 // vocab_parallel_cross_entropy's three all-reduces.
 TEST(CrossEntropy, TransformerEnginesTritonLossReadsTheLogitsTwice) {
   for (int tp : {1, 2}) {
-    Config c;
-    c.tp = tp;
-    c.sp = tp > 1;
-    c.pp = 2;
+    const Config c = two_stages(tp);
     const int last_stage_gpu = tp;
     const WorkloadPlan native = with_fusion(c, true), te = with_fusion(c, true, CrossEntropyFusionImpl::te);
     const LocalDims& d = te.dims();
