@@ -98,9 +98,8 @@ enum class MoeFlexBackend { deepep, hybridep };
 // Megatron-Bridge's train_step), or by an all-reduce at every micro-batch's
 // loss that the backward waits for (microbatch: Megatron-LM to core_r0.10,
 // pretrain_gpt.py loss_func `all_reduce(reporting_loss, data_parallel_group)`;
-// Megatron-LM 2020's reduce_losses over every GPU; NeMo 1.x
-// average_losses_across_data_parallel_group), which keeps the replicas in
-// lockstep within every micro-batch.
+// Megatron-LM 2020's reduce_losses over every GPU), which keeps the replicas
+// in lockstep within every micro-batch.
 enum class LossReduce { step, microbatch };
 enum class CrossEntropyFusionImpl { native, te };
 // How each micro-batch's weight gradients reach the fp32 main gradients

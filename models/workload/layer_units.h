@@ -41,8 +41,8 @@ struct RecipeContext {
   CudaGraphScope graphs;             // training.cuda_graph_scope: modules replayed from CUDA graphs
   OffloadModules offload{};          // training.offload_modules: module inputs kept in host memory
   std::int64_t attention_window = 0;  // the layer's sliding window (model.sliding_window); 0 = full
-  // fp8 training without training.moe_router_padding_for_fp8: the routed experts' rows are copied into
-  // per-expert blocks padded to the fp8 GEMMs' row alignment and back (moe_units.cpp, moe_pad_*)
+  // fp8 training, unless training.moe_router_padding_for_fp8 or HybridEP pads: the routed experts' rows are
+  // copied into per-expert blocks padded to the fp8 GEMMs' row alignment and back (moe_units.cpp, moe_pad_*)
   bool fp8_expert_padding = false;
   // training.cross_entropy_fusion_impl te (with fused_cross_entropy): Transformer Engine's Triton loss
   bool te_cross_entropy = false;
