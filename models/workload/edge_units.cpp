@@ -32,7 +32,13 @@ int tp_sum(UnitBuilder& b, const RecipeContext& c, int from) {
 // write 4): 22 bytes, 11 tensors; backward the scale and the cast in one
 // (read 4, write 2): 6 bytes, 3 tensors.
 double loss_fwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 11.0 : 19.0; }
-double loss_bwd_tensors(const RecipeContext& c) { return c.fused_cross_entropy ? 3.0 : 7.0; }
+// Backward passes over the logits (Transformer Engine's: one in-place scale,
+// te_loss_fwd below) and their FLOPs per logit.
+double loss_bwd_tensors(const RecipeContext& c) {
+  if (c.te_cross_entropy) return 2.0;
+  return c.fused_cross_entropy ? 3.0 : 7.0;
+}
+double loss_bwd_flops(const RecipeContext& c) { return c.te_cross_entropy ? 1.0 : 3.0; }
 
 // --cross-entropy-fusion-impl te: Transformer Engine's Triton cross entropy
 // (TE 2.9 pytorch/triton/cross_entropy.py) reads the 16-bit logits twice and
@@ -91,8 +97,7 @@ int head_block_fwd(UnitBuilder& b, const RecipeContext& c, DepRef in) {
 int head_block_bwd(UnitBuilder& b, const RecipeContext& c, std::int64_t head_grad_elems) {
   const LocalDims& d = c.d;
   // Softmax minus one-hot over the logits shard: the loss gradient needs no input op.
-  int dlogits = b.rows(OpKind::loss_bwd, d.tokens, d.vocab_local, c.te_cross_entropy ? 2.0 : loss_bwd_tensors(c),
-                       c.te_cross_entropy ? 1 : 3, {});
+  int dlogits = b.rows(OpKind::loss_bwd, d.tokens, d.vocab_local, loss_bwd_tensors(c), loss_bwd_flops(c), {});
   int dx = b.gemm(OpKind::lm_head_dgrad, d.tokens, d.hidden, d.vocab_local, {DepRef::op(dlogits)});
   int out = dx;
   if (c.tp()) {

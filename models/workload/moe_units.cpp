@@ -81,6 +81,7 @@ constexpr double kRouteBwdTensors = 16;
 constexpr std::int64_t kCountBytes = 8;  // one int64 token count per expert
 
 bool alltoall(const RecipeContext& c) { return has_ep(c) && !c.flex_dispatcher; }
+bool sorts_by_expert(const RecipeContext& c) { return alltoall(c) && c.d.experts_local > 1; }
 
 // One Fp8Padding / Fp8Unpadding copy of the experts' rows (read and write,
 // 16-bit, hidden wide); `launches` counts the probabilities' copy beside it.
@@ -90,7 +91,6 @@ int fp8_padding_copy(UnitBuilder& b, const RecipeContext& c, OpKind kind, int la
   b.set_launches(op, launches);
   return op;
 }
-bool sorts_by_expert(const RecipeContext& c) { return alltoall(c) && c.d.experts_local > 1; }
 
 int grouped_expert_gemm(UnitBuilder& b, OpKind kind, const LocalDims& d, std::int64_t M, std::int64_t N,
                         std::int64_t K, std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0) {
