@@ -221,6 +221,11 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.host_sync_on_moe_dispatch = r.get_bool_or("host_sync_on_moe_dispatch", true);
   t.moe_router_padding_for_fp8 = r.get_bool_or("moe_router_padding_for_fp8", false);
   t.loss_reduce = r.get_enum_or("loss_reduce", models::LossReduce::step, kLossReduce);
+  t.overlap_moe_expert_parallel_comm = r.get_bool_or("overlap_moe_expert_parallel_comm", false);
+  t.delay_wgrad_compute = r.get_bool_or("delay_wgrad_compute", false);
+  if (t.delay_wgrad_compute && !t.overlap_moe_expert_parallel_comm) {
+    fail_expected(*r.find("delay_wgrad_compute"), "false unless overlap_moe_expert_parallel_comm is true", "true");
+  }
   r.finish();
   return t;
 }

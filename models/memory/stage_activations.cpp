@@ -87,7 +87,9 @@ StageActivations stage_activations(const workload::WorkloadPlan& plan, int stage
     }
     working[ci] = std::max(0.0, transient - layers);
   }
-  workload::StageSchedule schedule(plan.parallelism().pp, stage, plan.microbatches(), chunks);
+  // Combined 1F1B runs one more warm-up forward: one more micro-batch held.
+  workload::StageSchedule schedule(plan.parallelism().pp, stage, plan.microbatches(), chunks,
+                                   plan.training().overlap_moe_expert_parallel_comm);
   StageActivations out;
   double now = 0, host_now = 0;
   int in_flight = 0;

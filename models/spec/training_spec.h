@@ -291,6 +291,14 @@ struct TrainingSpec {
   // Transformer Engine's Fp8Padding then copies them, moe_units.cpp).
   bool moe_router_padding_for_fp8 = false;
   LossReduce loss_reduce = LossReduce::step;
+  // Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge's moe_a2a_overlap): in the
+  // steady 1F1B phase one micro-batch's forward and another's backward run as one combined step,
+  // layer by layer, each one's expert-parallel all-to-alls beside the other's attention or experts
+  // (combined_1f1b.py, model_chunk_schedule_plan.py); one more warm-up forward (schedules.py).
+  bool overlap_moe_expert_parallel_comm = false;
+  // Megatron-Core's --delay-wgrad-compute (with the overlap above): a layer's weight-gradient GEMMs
+  // run after its module's input gradients, so the backward's dispatch all-to-all starts beside them.
+  bool delay_wgrad_compute = false;
 };
 
 }  // namespace pf::models

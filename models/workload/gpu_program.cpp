@@ -14,7 +14,8 @@ GpuProgram::GpuProgram(const WorkloadPlan& plan, int gpu)
     : plan_(&plan),
       gpu_(gpu),
       coords_(gpu >= 0 && gpu < plan.world_size() ? plan.layout().coords(gpu) : Coords{}),
-      schedule_(plan.parallelism().pp, coords_.pp, plan.microbatches(), plan.chunks()),
+      schedule_(plan.parallelism().pp, coords_.pp, plan.microbatches(), plan.chunks(),
+                plan.training().overlap_moe_expert_parallel_comm),
       buckets_(plan.bucket_bytes()) {
   if (gpu < 0 || gpu >= plan.world_size()) {
     throw SimulationError("workload: GPU " + std::to_string(gpu) + " outside a plan of " +
@@ -39,6 +40,7 @@ GpuProgram::GpuProgram(const WorkloadPlan& plan, int gpu)
   prefetch_ = plan.training().overlap_param_gather;
   zero_ = plan.parallelism().zero_stage;
   unit_ids_.assign(static_cast<std::size_t>(plan.max_unit_size()), kNoOp);
+  if (plan.training().overlap_moe_expert_parallel_comm) parked_.unit_ids.assign(unit_ids_.size(), kNoOp);
   if (const int offloaded = plan.training().cpu_offload_layers; offloaded > 0) {
     if (plan.offload_bytes(false) < 0 || plan.offload_bytes(true) < 0)
       throw SimulationError("workload: activation offloading without the offloaded layers' sizes (WorkloadPlan::set_offload_bytes)");
@@ -51,6 +53,8 @@ double GpuProgram::progress() const {
   if (section_ == Section::done) return 1;
   const double steps = schedule_.steps() + 1;
   if (section_ == Section::epilogue) return (steps - 1) / steps;
+  // A combined step counts as its two steps, by how far its order has come.
+  if (combined_) return (step_index_ - 1 + 2.0 * combined_pos_ / combined_positions()) / steps;
   const double within = in_step_ && unit_count_ > 0 ? static_cast<double>(unit_index_) / unit_count_ : 0;
   return (step_index_ + within) / steps;
 }
@@ -78,33 +82,53 @@ bool GpuProgram::step_next(Op& op) {
       section_ = Section::epilogue;
       return false;
     }
-    begin_step();
+    // A combined step gathers no parameters: the first forward of every
+    // chunk, the one that would, falls in the warm-up.
+    if (schedule_.combined_with_next(step_index_) && !gathers_params(schedule_.step(step_index_)) &&
+        !gathers_params(schedule_.step(step_index_ + 1))) {
+      begin_combined();
+    } else {
+      begin_step();
+    }
   }
+  if (combined_) return combined_next(op);
+  switch (advance(op, unit_count_, 0)) {
+    case Advance::emitted: return true;
+    case Advance::moved: return false;
+    case Advance::reached: break;
+  }
+  end_step();
+  return false;
+}
+
+GpuProgram::Advance GpuProgram::advance(Op& op, int stop_unit, int stop_op) {
   if (unit_ != nullptr) {
+    if (unit_index_ == stop_unit && op_index_ >= stop_op) return Advance::reached;
     if (op_index_ < static_cast<int>(unit_->ops.size())) {
       emit_template(unit_->ops[static_cast<std::size_t>(op_index_)], op);
       ++op_index_;
-      return true;
+      return Advance::emitted;
     }
-    if (unit_->passes_input) input_id_ = unit_ids_[unit_->ops.size() - 1];
+    if (unit_->passes_input) input_id_ = unit_ids_[static_cast<std::size_t>(unit_->output_index())];
     const bool forward_layer = step_.forward && unit_layer_ >= 0 && unit_layer_ < plan_->model().layers;
     unit_ = nullptr;
     ++unit_index_;
-    return !offload_sync_.empty() && forward_layer && offload_after_forward(unit_layer_, op);
+    const bool copied = !offload_sync_.empty() && forward_layer && offload_after_forward(unit_layer_, op);
+    return copied ? Advance::emitted : Advance::moved;
   }
-  if (unit_index_ == unit_count_) {
-    end_step();
-    return false;
+  if (unit_index_ > stop_unit || (unit_index_ == stop_unit && stop_op == 0) || unit_index_ == unit_count_) {
+    return Advance::reached;
   }
   StepUnit su = unit_at(unit_index_);
   if (su.kind == StepUnit::Kind::recv || su.kind == StepUnit::Kind::send) {
     emit_p2p(su, op);
     ++unit_index_;
-    return true;
+    return Advance::emitted;
   }
   start_unit(su);
-  return !offload_sync_.empty() && !step_.forward && su.kind == StepUnit::Kind::layer &&
-         reload_before_backward(su.layer, op);
+  const bool reloaded = !offload_sync_.empty() && !step_.forward && su.kind == StepUnit::Kind::layer &&
+                        reload_before_backward(su.layer, op);
+  return reloaded ? Advance::emitted : Advance::moved;
 }
 
 void GpuProgram::begin_step() {
@@ -121,13 +145,19 @@ void GpuProgram::begin_step() {
   unit_index_ = 0;
   input_id_ = kNoOp;
   in_step_ = true;
-  bool first_forward = step_.forward && step_.microbatch == 0;
-  gather_step_ = zero_ == 3 || ((zero_ == 1 || zero_ == 2) && prefetch_ && first_forward);
+  gather_step_ = gathers_params(step_);
   // ZeRO 0/1 reduce once per chunk, in its last micro-batch's backward; ZeRO
   // 2/3 hold only a gradient shard and reduce every micro-batch.
   reduce_step_ = !step_.forward && (zero_ >= 2 || step_.microbatch == plan_->microbatches() - 1);
   next_prefetched_ = false;
   for (auto& slot : param_ids_) slot.fill(kNoOp);
+}
+
+// ZeRO-3 gathers every layer's parameters; ZeRO 1-2 with overlap_param_gather
+// at the first forward of each chunk.
+bool GpuProgram::gathers_params(const ScheduleStep& s) const {
+  const bool first_forward = s.forward && s.microbatch == 0;
+  return zero_ == 3 || ((zero_ == 1 || zero_ == 2) && prefetch_ && first_forward);
 }
 
 void GpuProgram::end_step() {

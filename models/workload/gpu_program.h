@@ -18,6 +18,12 @@
 //    the first N layers' saved tensors to the host and back on the copy
 //    stream, with the compute stream waiting for them where Transformer
 //    Engine's handler does (activation_offload.h; gpu_program_offload.cpp).
+//  - combined 1F1B (training.overlap_moe_expert_parallel_comm): a steady-state
+//    forward and the backward after it run as one step, their layers paired
+//    (forward first to last, backward last to first) and each pair's pieces
+//    interleaved as Megatron-Core's TransformerLayerSchedulePlan.run orders
+//    them, so one micro-batch's expert all-to-alls run beside the other's
+//    compute (gpu_program_combined.cpp).
 //  - the end of the iteration: sequence-parallel norm gradients all-reduced
 //    over tp, tied embedding gradients over the first/last stage pair, the
 //    optimizer step.
@@ -69,9 +75,19 @@ class GpuProgram {
   static constexpr int kGatherQueue = 4;
 
   // steps
+  enum class Advance : std::uint8_t { emitted, moved, reached };
   bool step_next(Op& op);
+  // Emits at most one op of the current step, stopping before op `stop_op`
+  // of unit `stop_unit` (stop_op 0: once the units before it are done).
+  Advance advance(Op& op, int stop_unit, int stop_op);
   void begin_step();
   void end_step();
+  bool gathers_params(const ScheduleStep& s) const;
+  // combined 1F1B (gpu_program_combined.cpp)
+  void begin_combined();
+  bool combined_next(Op& op);
+  int combined_positions() const;  // stretches in the combined order, for progress()
+  void swap_pass();
   StepUnit unit_at(int u) const;
   const Unit& template_of(const StepUnit& su, bool forward) const;
   bool is_param_unit(const StepUnit& su) const;
@@ -145,6 +161,22 @@ class GpuProgram {
 
   GradBuckets buckets_;
   std::array<std::uint32_t, kParamClasses> last_reduce_{kNoOp, kNoOp};
+
+  // Combined 1F1B: the step's other pass, parked while this one emits (every
+  // per-step field above that swap_pass exchanges), which pass is active, how
+  // many layers each pass runs, and how far the combined order has come.
+  struct ParkedPass {
+    ScheduleStep step{};
+    int vstage = 0, first_layer = 0, layers = 0, mtp_units = 0, recomputed_layers = 0;
+    int unit_index = 0, unit_count = 0, op_index = 0, unit_layer = -1;
+    bool gather_step = false, reduce_step = false;
+    const Unit* unit = nullptr;
+    std::vector<std::uint32_t> unit_ids;
+    std::uint32_t input_id = kNoOp;
+  };
+  ParkedPass parked_;
+  bool combined_ = false, forward_active_ = true;
+  int forward_layers_ = 0, backward_layers_ = 0, combined_pos_ = 0;
 
   int epilogue_pos_ = 0, epilogue_chunk_ = 0, epilogue_unit_ = 0;
   std::uint32_t sp_reduce_id_ = kNoOp, embedding_reduce_id_ = kNoOp;

@@ -1,6 +1,7 @@
 // Assembles the transformer-layer units from the attention and MLP pieces.
 #include "models/workload/layer_units.h"
 
+#include "models/workload/layer_segments.h"
 #include "models/workload/param_count.h"
 
 namespace pf::models::workload {
@@ -75,6 +76,7 @@ Unit layer_forward_unit(const RecipeContext& c, bool moe) {
   }
   graph_mlp(b, c, moe, mlp_first);
   Unit u = b.take();
+  mark_forward_segments(u, mlp_first);
   set_params(u, p);
   wait_for_params(u);
   return u;
@@ -89,6 +91,8 @@ Unit layer_backward_unit(const RecipeContext& c, bool moe) {
   attention_block_bwd(b, c, DepRef::op(mlp));
   graph_attention(b, c, attn_first);
   Unit u = b.take();
+  mark_backward_segments(u, attn_first);
+  if (c.delay_wgrad) delay_weight_gradients(u);
   set_params(u, p);
   wait_for_params(u);
   return u;

@@ -46,6 +46,11 @@ struct RecipeContext {
   bool fp8_expert_padding = false;
   // training.cross_entropy_fusion_impl te (with fused_cross_entropy): Transformer Engine's Triton loss
   bool te_cross_entropy = false;
+  // training.overlap_moe_expert_parallel_comm: the shared experts run beside the routed ones, after the
+  // dispatch (MCore's fine_grained_callables submodule_moe_forward), and their backward after the combine's
+  bool a2a_overlap = false;
+  // training.delay_wgrad_compute: a layer's weight-gradient GEMMs follow its module's input gradients
+  bool delay_wgrad = false;
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }

@@ -167,6 +167,12 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
     x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
     probs = probs_exchange(b, c, x);
   }
+  // Under the combined 1F1B schedule the shared experts run in the experts'
+  // piece, before the routed ones (fine_grained_callables.py submodule_moe_forward).
+  int shared = -1;
+  if (c.a2a_overlap && has_ep(c) && d.shared_ffn_local > 0) {
+    shared = mlp_core_fwd(b, c, DepRef::op(norm), shared_widths(c, p));
+  }
   if (d.expert_tp_gather) x = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(x)});
   x = sort_by_expert(b, c, OpKind::moe_sort_fwd, kSortFwdKernels, x);
   x = fp8_padding_copy(b, c, OpKind::moe_pad_fwd, 2, x);
@@ -185,7 +191,7 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_reduce_scatter, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
   int routed = b.rows(OpKind::moe_unpermute_fwd, d.routed_tokens, h, 2, 1, {DepRef::op(y)});
-  if (d.shared_ffn_local == 0) return {routed, -1};
+  if (d.shared_ffn_local == 0 || shared >= 0) return {routed, shared};
   return {routed, mlp_core_fwd(b, c, DepRef::op(norm), shared_widths(c, p))};
 }
 
@@ -223,13 +229,17 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   int res = b.rows(OpKind::residual_bwd, d.tokens_sp, h, 3, 2, {grad});
   res = recomputed_norm(b, c, res);
   res = recomputed_moe_layer(b, c, res);
+  // The shared experts' backward: before the routed experts' (autograd), or
+  // in the experts' piece after the combine's all-to-all under combined 1F1B.
   int shared = -1;
-  if (d.shared_ffn_local > 0) shared = mlp_core_bwd(b, c, DepRef::op(res), shared_widths(c, p));
+  const bool shared_late = c.a2a_overlap && has_ep(c);
+  if (d.shared_ffn_local > 0 && !shared_late) shared = mlp_core_bwd(b, c, DepRef::op(res), shared_widths(c, p));
   int y = b.rows(OpKind::moe_unpermute_bwd, d.routed_tokens, h, 3, 2, {DepRef::op(res)});
   // The all-to-alls as the busiest receiver sees them (training.moe_load_imbalance).
   std::int64_t routed_bytes = d.received_tokens * h * 2;
   std::int64_t expert_bytes = d.expert_rows * h * 2;
   if (has_ep(c)) y = b.collective(OpKind::ep_combine, GroupKind::ep, routed_bytes, {DepRef::op(y)});
+  if (d.shared_ffn_local > 0 && shared_late) shared = mlp_core_bwd(b, c, DepRef::op(res), shared_widths(c, p));
   if (d.expert_tp_gather) y = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(y)});
   y = sort_by_expert(b, c, OpKind::moe_sort_bwd, 1, y);
   y = fp8_padding_copy(b, c, OpKind::moe_pad_bwd, 1, y);

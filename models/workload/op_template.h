@@ -61,6 +61,17 @@ struct Unit {
   std::array<std::int64_t, kParamClasses> param_elems{};
   // false for a recomputation unit: the next unit's input is not its output.
   bool passes_input = true;
+  // A transformer layer's pieces as Megatron-Core's combined 1F1B schedules
+  // them (TransformerLayerSchedulePlan; gpu_program_combined.cpp): the op
+  // index each piece ends at, in op order. Forward: attention, pre-MLP norm
+  // and router | dispatch all-to-all | experts | combine all-to-all |
+  // unpermute and residual (to the end). Backward: residual, unpermute and
+  // combine all-to-all | experts | dispatch all-to-all | router and attention
+  // (ends[3] = the end). A dense layer's all-to-all pieces are empty.
+  std::array<std::uint16_t, 4> segment_ends{};
+  // The op whose result the next unit takes; -1: the last op.
+  int output = -1;
+  int output_index() const { return output >= 0 ? output : static_cast<int>(ops.size()) - 1; }
 };
 
 }  // namespace pf::models::workload

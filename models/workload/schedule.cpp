@@ -4,14 +4,23 @@
 
 namespace pf::models::workload {
 
-StageSchedule::StageSchedule(int pp, int stage, int microbatches, int chunks)
-    : pp_(pp), chunks_(chunks), total_(microbatches * chunks) {
+StageSchedule::StageSchedule(int pp, int stage, int microbatches, int chunks, bool combined_1f1b)
+    : pp_(pp), chunks_(chunks), total_(microbatches * chunks), combined_(combined_1f1b) {
+  // Combined 1F1B runs one forward more before the steady state, so that the
+  // forward and backward of every combined step are independent
+  // (get_pp_rank_microbatches; combined_1f1b_schedule_for_no_pipelining).
+  const int extra = combined_1f1b ? 1 : 0;
   if (chunks_ == 1) {
-    warmup_ = std::min(pp_ - stage - 1, total_);
+    warmup_ = std::min(pp_ - stage - 1 + extra, total_);
   } else {
-    warmup_ = 2 * (pp_ - stage - 1) + (chunks_ - 1) * pp_;
+    warmup_ = 2 * (pp_ - stage - 1) + (chunks_ - 1) * pp_ + extra;
     warmup_ = std::min(warmup_, total_);
   }
+}
+
+bool StageSchedule::combined_with_next(int i) const {
+  const int j = i - warmup_;
+  return combined_ && j >= 0 && j % 2 == 0 && j < 2 * (total_ - warmup_);
 }
 
 ScheduleStep StageSchedule::virtual_microbatch(int k, bool forward) const {

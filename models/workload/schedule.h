@@ -10,6 +10,9 @@
 //    warm-up is 2 (pp - r - 1) + (v - 1) pp forwards (all of them if that
 //    reaches m*v); the steady state runs forward k + warmup then backward k.
 // With pp = 1 both reduce to F0 B0 F1 B1 ... (forward_backward_no_pipelining).
+// Combined 1F1B (training.overlap_moe_expert_parallel_comm, combined_1f1b.py):
+// one more warm-up forward (pp = 1: F0 alone first; interleaved: warm-up + 1),
+// and each steady-state forward runs as one step with the backward after it.
 // The cursor is random access and holds a few integers, no list.
 #pragma once
 
@@ -26,11 +29,14 @@ class StageSchedule {
  public:
   // chunks = virtual_stages (1 for plain 1F1B). Interleaving (chunks > 1) needs
   // microbatches % pp == 0, which the WorkloadPlan checks.
-  StageSchedule(int pp, int stage, int microbatches, int chunks);
+  StageSchedule(int pp, int stage, int microbatches, int chunks, bool combined_1f1b = false);
 
   int steps() const { return 2 * total_; }
   ScheduleStep step(int i) const;
   int warmup() const { return warmup_; }
+  // Combined 1F1B: step i is a steady-state forward that runs together with
+  // step i + 1, a backward of an earlier micro-batch.
+  bool combined_with_next(int i) const;
 
  private:
   ScheduleStep virtual_microbatch(int k, bool forward) const;
@@ -38,6 +44,7 @@ class StageSchedule {
   int pp_, chunks_;
   int total_;   // microbatches * chunks forward passes (and as many backward)
   int warmup_;
+  bool combined_;
 };
 
 }  // namespace pf::models::workload

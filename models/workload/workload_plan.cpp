@@ -116,6 +116,26 @@ void WorkloadPlan::validate() const {
     require(par_.tp == 1 || par_.sequence_parallel, "parallelism.sequence_parallel",
             "true for a MoE model with tp > 1 (as Megatron requires)", "false");
   }
+  if (t.overlap_moe_expert_parallel_comm) validate_a2a_overlap();
+}
+
+// What Megatron-Core's TransformerConfig asserts for --overlap-moe-expert-parallel-comm
+// (transformer_config.py at 0d8e0714), and what preflight does not model beside it.
+void WorkloadPlan::validate_a2a_overlap() const {
+  const std::string key = "training.overlap_moe_expert_parallel_comm";
+  const TrainingSpec& t = train_;
+  require(par_.ep > 1, key, "false without expert parallelism (parallelism.ep > 1)", "true with ep = 1");
+  require(par_.pp == 1 || par_.chunks() > 1, key,
+          "false with pp > 1 unless the schedule is interleaved (virtual_stages > 1), as Megatron-Core requires",
+          "true with pp = " + str(par_.pp) + " and one virtual stage");
+  require(t.recompute != Recompute::full && t.recompute != Recompute::selective_op, key,
+          "false with full or op-level recomputation (Megatron-Core allows no recompute_method or recompute_num_layers)",
+          "true");
+  require(model_.mtp_layers <= 1, key, "false with more than one multi-token-prediction layer",
+          "true with model.mtp_layers = " + str(model_.mtp_layers));
+  require(par_.zero_stage <= 2, key, "false with zero_stage 3 (per-layer parameter gathers are not modelled beside it)",
+          "true");
+  require(t.cpu_offload_layers == 0, key, "false with training.cpu_offload_layers (not modelled beside it)", "true");
 }
 
 GroupKind WorkloadPlan::grad_group(ParamClass cls) const {
@@ -152,6 +172,8 @@ void WorkloadPlan::build_units() {
                         train_.moe_flex_backend == MoeFlexBackend::hybridep;
   c.te_cross_entropy = train_.fused_cross_entropy && train_.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te;
   c.fp8_expert_padding = train_.dtype == Dtype::fp8 && !train_.moe_router_padding_for_fp8 && !hybridep;
+  c.a2a_overlap = train_.overlap_moe_expert_parallel_comm;
+  c.delay_wgrad = train_.delay_wgrad_compute;
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

@@ -98,6 +98,7 @@ class WorkloadPlan {
 
  private:
   void validate() const;
+  void validate_a2a_overlap() const;
   void build_units();
 
   ModelSpec model_;

@@ -505,6 +505,21 @@ BRIDGE_FLEX = {
 # norm"): (model, GPU) of the rows.
 BRIDGE_MXFP8_NO_PARAM_GATHER_OVERLAP = {("DeepSeekV3 (w/o MTP)", "GB200"), ("Qwen3_235B_a22B", "B200")}
 
+# Megatron-Bridge 0.2.0 (25.11) perf configs with moe_a2a_overlap=True (scripts/performance/configs/qwen3/
+# workload_base_configs.py: QWEN3_235B_A22B_B200_*, QWEN3_235B_A22B_H100_*, QWEN3_30B_A3B_H100_*), whose
+# set_moe_a2a_overlap_overrides (utils/helpers.py) sets overlap_moe_expert_parallel_comm and
+# delay_wgrad_compute: (model, GPU) of the rows. Megatron-MoE-ModelZoo's A2A_OVERLAP=1 passes the same two
+# flags (sbatch_benchmarking.sh, "1F1B overlapping arguments"); its Qwen3 table marks that row "+1f1b overlap".
+BRIDGE_A2A_OVERLAP = {("Qwen3_235B_a22B", "B200"), ("Qwen3_235B_a22B", "H100-SXM"), ("Qwen3_30B_a3B", "H100-SXM")}
+MODELZOO_A2A_OVERLAP_NOTE = "+1f1b overlap"
+
+
+def a2a_overlap(row):
+    """Whether the row's run overlapped its expert all-to-alls with combined 1F1B."""
+    if row.source == "megatron-bridge-25.11-perf-summary":
+        return (row.model, row.raw["gpu"]) in BRIDGE_A2A_OVERLAP
+    return row.source == "megatron-moe-modelzoo-qwen3" and MODELZOO_A2A_OVERLAP_NOTE in row.raw["notes"]
+
 # Megatron-Bridge 25.11 recipes whose CommOverlapConfig turns on Transformer Engine's TP communication overlap
 # (97ad8cc): Llama 3 70B and Llama 3.1 405B (src/megatron/bridge/recipes/llama/llama3.py; the perf configs
 # keep it, with their userbuffers settings, except at nvfp4). Qwen3-235B-A22B's H100 perf config passes
@@ -880,6 +895,11 @@ def build_experiment(row):
             train["overlap_param_gather"] = False
             row.assumptions.append("overlap_param_gather false: the perf config turns it off for MXFP8 "
                                    "('keeping this enabled causes NaN grad norm', Megatron-Bridge 0.2.0)")
+    if a2a_overlap(row):
+        train["overlap_moe_expert_parallel_comm"] = True
+        train["delay_wgrad_compute"] = True
+        row.assumptions.append("overlap_moe_expert_parallel_comm and delay_wgrad_compute: combined 1F1B "
+                               "(the perf config's moe_a2a_overlap, or ModelZoo's A2A_OVERLAP=1)")
     states, states_note = optimizer_states(row, dtype, _zero_stage(row))
     if states:
         train["optimizer_states"] = states

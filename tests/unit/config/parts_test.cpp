@@ -325,6 +325,21 @@ TEST(ConfigTrainingParser, LossReduce) {
             "x.yaml:3: training.loss_reduce: expected one of step | microbatch, found 'layer'");
 }
 
+TEST(ConfigTrainingParser, CombinedOneFOneBKeys) {
+  auto parse = [](const std::string& extra) {
+    return parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n" + extra, "x.yaml", "training"));
+  };
+  const models::TrainingSpec d = parse("");
+  EXPECT_FALSE(d.overlap_moe_expert_parallel_comm);
+  EXPECT_FALSE(d.delay_wgrad_compute);
+  const models::TrainingSpec t = parse("overlap_moe_expert_parallel_comm: true\ndelay_wgrad_compute: true\n");
+  EXPECT_TRUE(t.overlap_moe_expert_parallel_comm);
+  EXPECT_TRUE(t.delay_wgrad_compute);
+  EXPECT_EQ(config_error([&] { parse("delay_wgrad_compute: true\n"); }),
+            "x.yaml:3: training.delay_wgrad_compute: expected false unless overlap_moe_expert_parallel_comm is true, "
+            "found true");
+}
+
 TEST(ConfigTrainingParser, OptimizerStates) {
   auto parse = [](const std::string& extra) {
     return parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n" + extra, "x.yaml", "training"));

@@ -258,6 +258,28 @@ TEST(MemoryPlan, InterleavedScheduleHoldsMore) {
   EXPECT_DOUBLE_EQ(stage_activations(plain, 0, opt).peak_bytes, layers / pp * pp * per_layer);
 }
 
+// Combined 1F1B (training.overlap_moe_expert_parallel_comm) runs one more
+// warm-up forward: every stage holds one more chunk's activations (pp 1: two
+// micro-batches, the next forward's beside the backward's).
+TEST(MemoryPlan, CombinedOneFOneBHoldsOneMoreChunk) {
+  ActivationOptions opt{false, {}};
+  for (auto [pp, v] : {std::pair{1, 1}, std::pair{2, 2}}) {
+    ParallelismSpec p;
+    p.pp = pp, p.dp = 2, p.ep = 2, p.virtual_stages = v;
+    p.pipeline_schedule = v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+    TrainingSpec t = small_training(16, 128);
+    ModelSpec m = tiny_moe(4);
+    const WorkloadPlan plain(m, p, t);
+    t.overlap_moe_expert_parallel_comm = true;
+    const WorkloadPlan combined(m, p, t);
+    for (int stage = 0; stage < pp; ++stage) {
+      const StageActivations a = stage_activations(plain, stage, opt), b = stage_activations(combined, stage, opt);
+      EXPECT_EQ(b.chunks_in_flight, a.chunks_in_flight + 1) << pp << " " << stage;
+      EXPECT_GT(b.peak_bytes, a.peak_bytes);
+    }
+  }
+}
+
 TEST(MemoryPlan, OutOfMemoryVerdictInGiB) {
   WorkloadPlan p = plan(tiny_gpt(), 1, 2, 1, 0);
   MemoryPlan roomy = plan_memory(p, 80.0);

@@ -53,6 +53,17 @@ std::vector<Config> configs() {
   out.push_back(ds);
   ds.tp = 1, ds.sp = false, ds.dp = 4, ds.zero = 3, ds.v = 2, ds.recompute = Recompute::full;
   out.push_back(ds);
+  Config combined;  // combined 1F1B: no pipeline, then interleaved with shared experts, MLA and MTP
+  combined.moe = true, combined.dp = 4, combined.ep = 4, combined.zero = 1, combined.a2a_overlap = true;
+  out.push_back(combined);
+  Config combined_ds = ds;
+  combined_ds.tp = 2, combined_ds.sp = true, combined_ds.dp = 2, combined_ds.zero = 1, combined_ds.v = 2;
+  combined_ds.recompute = Recompute::none, combined_ds.a2a_overlap = true;
+  out.push_back(combined_ds);
+  Config combined_uneven;  // chunks of 1 and 2 layers: the passes' layer counts differ
+  combined_uneven.moe = true, combined_uneven.layers = 6, combined_uneven.pp = 2, combined_uneven.v = 2;
+  combined_uneven.dp = 2, combined_uneven.ep = 2, combined_uneven.a2a_overlap = true;
+  out.push_back(combined_uneven);
   Config uneven;
   uneven.layers = 6, uneven.pp = 4, uneven.dp = 2, uneven.overlap_grad = false;
   out.push_back(uneven);

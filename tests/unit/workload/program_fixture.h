@@ -30,12 +30,13 @@ struct Config {
   bool fp8 = false;  // training.dtype fp8 with `recipe`
   pf::models::Fp8Recipe recipe = pf::models::Fp8Recipe::delayed;
   double moe_imbalance = 1.0;  // training.moe_load_imbalance
+  bool a2a_overlap = false;    // training.overlap_moe_expert_parallel_comm (and delay_wgrad_compute)
 
   std::string name() const {
     return "tp" + std::to_string(tp) + " cp" + std::to_string(cp) + " dp" + std::to_string(dp) + " pp" +
            std::to_string(pp) + " ep" + std::to_string(ep) + (expert_tp ? " etp" + std::to_string(expert_tp) : "") + " v" + std::to_string(v) + " zero" +
            std::to_string(zero) + (sp ? " sp" : "") + (moe ? " moe" : "") + (deepseek ? " deepseek" : "") + " rc" +
-           std::to_string(static_cast<int>(recompute));
+           std::to_string(static_cast<int>(recompute)) + (a2a_overlap ? " a2a-overlap" : "");
   }
 };
 
@@ -61,6 +62,7 @@ inline WorkloadPlan make_plan(const Config& c) {
   t.grad_reduce_dtype = c.grad_reduce;
   t.grad_reduce_collective = c.grad_collective;
   t.moe_load_imbalance = c.moe_imbalance;
+  t.overlap_moe_expert_parallel_comm = t.delay_wgrad_compute = c.a2a_overlap;
   if (c.fp8) {
     t.dtype = pf::models::Dtype::fp8;
     t.fp8_recipe = c.recipe;

@@ -1,0 +1,155 @@
+// Combined 1F1B (training.overlap_moe_expert_parallel_comm): Megatron-Core's
+// combined_1f1b.py runs each steady-state forward together with the backward
+// after it. TransformerModelChunkSchedulePlan.run (model_chunk_schedule_plan.py
+// at 0d8e0714, core_dev_r0.15.0) orders one combined step as:
+//   the forward's input (receive or embedding); the backward's head (or its
+//   gradient's receive); then forward layer i beside backward layer n-1-i,
+//   for i = 0, 1, ...; the layers either pass has left, alone; the forward's
+//   send or head and loss; the backward's send or embedding.
+// and TransformerLayerSchedulePlan.run one layer pair as
+//   comm:    combine_bwd           | dispatch_fwd, dispatch_bwd | combine_fwd
+//   compute: attn_fwd, post_attn_fwd | mlp_bwd, mlp_dw, mlp_fwd | post_attn_bwd, attn_bwd
+// so each pass's all-to-alls run beside the other pass's compute. The pieces
+// are the templates' segments (Unit::segment_ends, layer_segments.h), issued
+// here in that order:
+//   B combine, F attention, F dispatch, B experts, B dispatch, F experts,
+//   F combine, B attention, F unpermute and residual.
+// Megatron runs the last piece on the communication stream with the combine;
+// a kernel here runs on the one compute stream, so it is issued after the
+// backward's attention rather than ahead of it, where it would hold the
+// compute stream until the combine's all-to-all had finished.
+#include "models/workload/gpu_program.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace pf::models::workload {
+namespace {
+
+// Where one stretch of the combined order stops, in the terms of the pass
+// that issues it (resolved against that pass's units once it is active).
+struct Stop {
+  enum class Where : std::uint8_t {
+    first_layer,   // before the pass's first layer (forward: after its input; backward: after its head)
+    layer_piece,   // piece `piece` of the pass's layer of pair `pair` (segment_ends index; -1: the whole layer)
+    last_layer,    // after the pass's layers (the ones left over once the pairs are done)
+    end,           // after the pass's last unit
+  };
+  bool forward = true;
+  Where where = Where::end;
+  int pair = 0;
+  int piece = 0;
+};
+
+constexpr int kPiecesPerPair = 9;
+// One pair's pieces in issue order: which pass, and the segment_ends entry
+// each stops at (-1: the end of the layer).
+constexpr bool kPieceForward[kPiecesPerPair] = {false, true, true, false, false, true, true, false, true};
+constexpr int kPieceEnd[kPiecesPerPair] = {0, 0, 1, 1, 2, 2, 3, -1, -1};
+
+// The stretch at position `pos` of a combined step with `pairs` layer pairs;
+// false once the step is done.
+bool stop_at(int pos, int pairs, Stop& stop) {
+  using W = Stop::Where;
+  if (pos == 0) {
+    stop = {true, W::first_layer, 0, 0};
+  } else if (pos == 1) {
+    stop = {false, W::first_layer, 0, 0};
+  } else if (pos < 2 + kPiecesPerPair * pairs) {
+    const int k = pos - 2;
+    const int piece = k % kPiecesPerPair;
+    stop = {kPieceForward[piece], W::layer_piece, k / kPiecesPerPair, kPieceEnd[piece]};
+  } else {
+    // The backward's layers left over, the forward's, the forward's head or
+    // send (and MTP modules), the backward's embedding or send.
+    static constexpr bool kForward[4] = {false, true, true, false};
+    static constexpr W kWhere[4] = {W::last_layer, W::last_layer, W::end, W::end};
+    const int k = pos - 2 - kPiecesPerPair * pairs;
+    if (k >= 4) return false;
+    stop = {kForward[k], kWhere[k], 0, 0};
+  }
+  return true;
+}
+
+}  // namespace
+
+void GpuProgram::swap_pass() {
+  ParkedPass& p = parked_;
+  std::swap(step_, p.step);
+  std::swap(vstage_, p.vstage);
+  std::swap(first_layer_, p.first_layer);
+  std::swap(layers_, p.layers);
+  std::swap(mtp_units_, p.mtp_units);
+  std::swap(recomputed_layers_, p.recomputed_layers);
+  std::swap(unit_index_, p.unit_index);
+  std::swap(unit_count_, p.unit_count);
+  std::swap(op_index_, p.op_index);
+  std::swap(unit_layer_, p.unit_layer);
+  std::swap(gather_step_, p.gather_step);
+  std::swap(reduce_step_, p.reduce_step);
+  std::swap(unit_, p.unit);
+  std::swap(unit_ids_, p.unit_ids);
+  std::swap(input_id_, p.input_id);
+  forward_active_ = !forward_active_;
+}
+
+// The forward (this step) is set up and parked, then the backward (the next
+// step) becomes the active pass.
+void GpuProgram::begin_combined() {
+  begin_step();
+  forward_layers_ = layers_;
+  forward_active_ = true;
+  swap_pass();
+  ++step_index_;
+  begin_step();
+  backward_layers_ = layers_;
+  combined_ = true;
+  combined_pos_ = 0;
+}
+
+int GpuProgram::combined_positions() const {
+  return 2 + kPiecesPerPair * std::min(forward_layers_, backward_layers_) + 4 + 1;
+}
+
+bool GpuProgram::combined_next(Op& op) {
+  const int pairs = std::min(forward_layers_, backward_layers_);
+  for (;;) {
+    Stop stop;
+    if (!stop_at(combined_pos_, pairs, stop)) {
+      // Both passes are done: the backward's step ends (its gradient buckets
+      // flush); the forward's needs nothing more.
+      if (forward_active_) swap_pass();
+      end_step();
+      combined_ = false;
+      return false;
+    }
+    if (stop.forward != forward_active_) swap_pass();
+    // Unit indices as unit_at numbers them: forward 0 input, then layers;
+    // backward its MTP modules, head or receive, then layers.
+    const int first_layer_unit = step_.forward ? 1 : mtp_units_ + 1;
+    int unit = unit_count_, at = 0;
+    switch (stop.where) {
+      case Stop::Where::first_layer: unit = first_layer_unit; break;
+      case Stop::Where::last_layer: unit = first_layer_unit + layers_; break;
+      case Stop::Where::end: break;
+      case Stop::Where::layer_piece: {
+        const int u = first_layer_unit + stop.pair;
+        if (stop.piece < 0) {
+          unit = u + 1;
+        } else {
+          unit = u;
+          at = template_of(unit_at(u), step_.forward).segment_ends[static_cast<std::size_t>(stop.piece)];
+        }
+        break;
+      }
+    }
+    switch (advance(op, unit, at)) {
+      case Advance::emitted: return true;
+      case Advance::moved: break;
+      case Advance::reached: ++combined_pos_; break;
+    }
+  }
+}
+
+}  // namespace pf::models::workload
