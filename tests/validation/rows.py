@@ -582,6 +582,13 @@ BRIDGE_PLAN_CORRECTIONS = {
     # 26.02.01 table says EP 8 at 13,722 while its own config still says 64: the tables' plan cells slip.)
     # Physically, EP 64 sends 7/8 of every dispatch over InfiniBand; at EP 8 the all-to-alls stay on NVLink.
     ("GPT OSS 120B", "B200"): {"ep": "64"},
+    # Table: micro-batch 4 with "GA 2", which its own GBS 512, PP 4 and 64 GPUs contradict (DP 16: GA 8 at
+    # micro-batch 4); the cells read like the B200 row above it (PP 1: DP 64, GA 2). The H100 config keeps the
+    # base config's micro_batch_size=1 with PP 4 and EP 8 in every release (GPT_OSS_120B_*H100_BF16* in
+    # scripts/performance/configs/gpt_oss/ at 97ad8cc, v0.2.0 = 25.11, v0.3.0, v0.3.1), and every later table lists this model on
+    # 64 H100 at micro-batch 1, PP 4, EP 8 (26.02 .. 26.06: 5,810 .. 5,993 tokens/s/GPU at GBS 1280 against this
+    # row's 5,630). At micro-batch 4 the stage holds 108 GB of the H100's 80.
+    ("GPT OSS 120B", "H100-SXM"): {"micro_batch": "1"},
 }
 
 
@@ -591,7 +598,7 @@ def bridge_plan_value(row, column):
         fix = BRIDGE_PLAN_CORRECTIONS.get((row.raw["model_name"], row.raw["gpu"]), {})
         if column in fix:
             row.assumptions.append(f"{column} {fix[column]} instead of the table's {row.raw[column]} "
-                                   "(BRIDGE_PLAN_CORRECTIONS: perf config and the 26.02 table)")
+                                   "(BRIDGE_PLAN_CORRECTIONS: perf config and later tables)")
             return fix[column]
     return row.raw[column]
 
@@ -829,7 +836,7 @@ def build_experiment(row):
         row.assumptions.append(f"interleaved, one layer per virtual stage: virtual_stages {vp}")
 
     # torchtitan PP: n_microbatches defaults to the pp degree; interleaved = 2 stages per rank.
-    mbs = _int(r["micro_batch"]) or 1
+    mbs = _int(bridge_plan_value(row, "micro_batch")) or 1
     if src == "torchtitan-benchmarks" and pp > 1:
         local = mbs
         mbs = local // pp
@@ -839,7 +846,7 @@ def build_experiment(row):
 
     if "INCONSISTENT" in r["notes"]:
         ga = int(r["global_batch"]) // (mbs * dp)
-        row.assumptions.append(f"source's GA inconsistent: GBS and MBS kept, GA {ga}")
+        row.assumptions.append(f"source's GA inconsistent: GBS and micro-batch {mbs} kept, GA {ga}")
 
     ep, expert_tp = _map_ep(row, tp, dp, cp, ep)
     if not row.ok:
