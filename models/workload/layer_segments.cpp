@@ -95,8 +95,9 @@ void delay_weight_gradients(Unit& u) {
   std::vector<int> order(u.ops.size());
   for (int i = 0; i < size; ++i) order[static_cast<std::size_t>(i)] = i;
   const int output = u.output_index();
-  // The experts' (or dense MLP's) piece, and the attention piece up to the
-  // unit's output, which stays where it is relative to its inputs.
+  // The experts' (or a dense layer's MLP) piece, and the router-and-attention
+  // piece, whose last input-gradient op (the unit's output) waits on no
+  // weight gradient and so moves ahead of them.
   partition_range(u, u.segment_ends[0], u.segment_ends[1], order);
   partition_range(u, u.segment_ends[2], size, order);
   std::vector<int> position(u.ops.size());
