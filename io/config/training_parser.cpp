@@ -220,6 +220,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.host_sync_on_loss = r.get_bool_or("host_sync_on_loss", true);
   t.host_sync_on_moe_dispatch = r.get_bool_or("host_sync_on_moe_dispatch", true);
   t.moe_router_padding_for_fp8 = r.get_bool_or("moe_router_padding_for_fp8", false);
+  t.moe_router_fusion = r.get_bool_or("moe_router_fusion", false);
   t.loss_reduce = r.get_enum_or("loss_reduce", models::LossReduce::step, kLossReduce);
   t.overlap_moe_expert_parallel_comm = r.get_bool_or("overlap_moe_expert_parallel_comm", false);
   t.delay_wgrad_compute = r.get_bool_or("delay_wgrad_compute", false);

@@ -290,6 +290,10 @@ struct TrainingSpec {
   // GEMMs' row alignment, so the grouped GEMMs need no padded copies of their rows (off by default:
   // Transformer Engine's Fp8Padding then copies them, moe_units.cpp).
   bool moe_router_padding_for_fp8 = false;
+  // Megatron-Core's --moe-router-fusion: the router's top-k with its score function, the aux-loss
+  // scores and the aux loss each run as one Transformer Engine kernel (router.py / moe_utils.py
+  // fused=True -> transformer_engine.pytorch.router) instead of a dozen PyTorch ops each.
+  bool moe_router_fusion = false;
   LossReduce loss_reduce = LossReduce::step;
   // Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge's moe_a2a_overlap): in the
   // steady 1F1B phase one micro-batch's forward and another's backward run as one combined step,

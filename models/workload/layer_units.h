@@ -51,6 +51,7 @@ struct RecipeContext {
   bool a2a_overlap = false;
   // training.delay_wgrad_compute: a layer's weight-gradient GEMMs follow its module's input gradients
   bool delay_wgrad = false;
+  bool router_fusion = false;  // training.moe_router_fusion: Transformer Engine's fused router kernels
   bool tp_overlap() const { return tp_comm_overlap && d.sp; }
   bool recomputes(RecomputeModules::Module m) const { return recompute.has(m); }
   bool tp() const { return d.tp > 1; }

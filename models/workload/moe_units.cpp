@@ -28,12 +28,25 @@ std::int64_t rows_per_expert(const LocalDims& d) { return (d.expert_rows + group
 // What a MoE layer launches beyond its dataflow, counted in the code
 // Megatron-Bridge 25.11 runs (Megatron-Core 0d8e0714, core_dev_r0.15.0;
 // Transformer Engine v2.9) with the Bridge's MoE defaults: alltoall
-// dispatcher, fused permutation, unfused router, aux-loss load balancing.
+// dispatcher, fused permutation, unfused router (Megatron-Core's default; the
+// Bridge's perf configs fuse it, below), aux-loss load balancing.
 // Paths under megatron/core/transformer/moe/.
 //  - Routing (router.py:98-527, moe_utils.py:37-114 and 524-655): softmax in
 //    fp32, top-k, the routing map, the aux-loss scores, its loss and its
 //    tracker: 27 small kernels forward; backward the aux-loss scaler, the loss,
-//    top-k and the two gradient sums: 14.
+//    top-k and the two gradient sums: 14. Of the 27: the top-k routing 11
+//    (topk, fp32 softmax, cast, two zeros + out-of-place scatter maps, bool),
+//    the aux-loss scores 7 (softmax, topk, zeros + cast, scatter, bool), the
+//    loss 4 (sum, mul, sum, scale); the rest (forced-balance random logits,
+//    tokens per expert, the tracker) 5.
+//  - With --moe-router-fusion (training.moe_router_fusion) each of the three
+//    is one Transformer Engine kernel (TE 2.9 pytorch/router.py ->
+//    csrc/extensions/router.cpp: outputs from at::empty and one launch in
+//    common/fused_router/*.cu, forward and backward alike): 27 - 22 + 3 = 8
+//    forward; backward the scaler (2), the three fused backwards and the
+//    gradient sum: 6. Their passes over the tokens x experts scores: each
+//    fused kernel reads its input and writes its outputs once (about 10
+//    16-bit units forward, 12 backward).
 //  - Dispatcher preprocess (token_dispatcher.py:519-592): 6 small kernels
 //    around an all-gather of every EP rank's per-expert token counts (547),
 //    which the host copies out and then waits for (907): the host sync
@@ -67,6 +80,8 @@ std::int64_t rows_per_expert(const LocalDims& d) { return (d.expert_rows + group
 // Each kernel costs the host one issue; their GPU time is their bytes.
 constexpr int kRouteFwdKernels = 27;
 constexpr int kRouteBwdKernels = 14;
+constexpr int kFusedRouteFwdKernels = 8;
+constexpr int kFusedRouteBwdKernels = 6;
 constexpr int kCountKernelsBeforeGather = 3;
 constexpr int kCountKernelsAfterGather = 3;
 constexpr int kFlexLayoutKernels = 1;
@@ -78,6 +93,13 @@ constexpr int kUnsortFwdKernels = 3;
 // a dozen times forward (fp32: two units a pass), eight backward.
 constexpr double kRouteFwdTensors = 24;
 constexpr double kRouteBwdTensors = 16;
+constexpr double kFusedRouteFwdTensors = 10;
+constexpr double kFusedRouteBwdTensors = 12;
+
+int route_fwd_kernels(const RecipeContext& c) { return c.router_fusion ? kFusedRouteFwdKernels : kRouteFwdKernels; }
+int route_bwd_kernels(const RecipeContext& c) { return c.router_fusion ? kFusedRouteBwdKernels : kRouteBwdKernels; }
+double route_fwd_tensors(const RecipeContext& c) { return c.router_fusion ? kFusedRouteFwdTensors : kRouteFwdTensors; }
+double route_bwd_tensors(const RecipeContext& c) { return c.router_fusion ? kFusedRouteBwdTensors : kRouteBwdTensors; }
 constexpr std::int64_t kCountBytes = 8;  // one int64 token count per expert
 
 bool alltoall(const RecipeContext& c) { return has_ep(c) && !c.flex_dispatcher; }
@@ -104,12 +126,12 @@ int grouped_expert_gemm(UnitBuilder& b, OpKind kind, const LocalDims& d, std::in
 // them, so the host sync before the dispatch waits for the gather too.
 int route_fwd(UnitBuilder& b, const RecipeContext& c, int router) {
   const LocalDims& d = c.d;
-  int route = b.rows(OpKind::moe_route_fwd, d.tokens_sp, d.experts, kRouteFwdTensors, 10, {DepRef::op(router)});
+  int route = b.rows(OpKind::moe_route_fwd, d.tokens_sp, d.experts, route_fwd_tensors(c), 10, {DepRef::op(router)});
   if (has_ep(c) && c.flex_dispatcher) {
-    b.set_launches(route, kRouteFwdKernels + kFlexLayoutKernels);
+    b.set_launches(route, route_fwd_kernels(c) + kFlexLayoutKernels);
     return route;
   }
-  b.set_launches(route, kRouteFwdKernels + kCountKernelsBeforeGather + (has_ep(c) ? 0 : kCountKernelsAfterGather));
+  b.set_launches(route, route_fwd_kernels(c) + kCountKernelsBeforeGather + (has_ep(c) ? 0 : kCountKernelsAfterGather));
   if (!has_ep(c)) return route;
   int gather = b.collective(OpKind::ep_count_gather, GroupKind::ep, d.ep * d.experts * kCountBytes, {DepRef::op(route)});
   int counts = b.rows(OpKind::moe_route_fwd, d.ep, d.experts, 2, 1, {DepRef::op(gather)});
@@ -276,9 +298,9 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
     probs = probs_exchange(b, c, x);
   }
   int perm = b.rows(OpKind::moe_permute_bwd, d.routed_tokens, h, 2, 0, {DepRef::op(x)});
-  int route = b.rows(OpKind::moe_route_bwd, d.tokens_sp, d.experts, kRouteBwdTensors, 6,
+  int route = b.rows(OpKind::moe_route_bwd, d.tokens_sp, d.experts, route_bwd_tensors(c), 6,
                      {DepRef::op(perm), DepRef::op(probs)});
-  b.set_launches(route, kRouteBwdKernels);
+  b.set_launches(route, route_bwd_kernels(c));
   int drouter = b.gemm(OpKind::router_dgrad, d.tokens_sp, h, d.experts, {DepRef::op(route)});
   b.gemm(OpKind::router_wgrad, h, d.experts, d.tokens_sp, {DepRef::op(route)}, p.router);
   DepRef from_shared = shared >= 0 ? DepRef::op(shared) : DepRef::op(drouter);

@@ -174,6 +174,7 @@ void WorkloadPlan::build_units() {
   c.fp8_expert_padding = train_.dtype == Dtype::fp8 && !train_.moe_router_padding_for_fp8 && !hybridep;
   c.a2a_overlap = train_.overlap_moe_expert_parallel_comm;
   c.delay_wgrad = train_.delay_wgrad_compute;
+  c.router_fusion = train_.moe_router_fusion;
   auto set = [&](UnitId id, Unit u) { units_[static_cast<std::size_t>(id)] = std::move(u); };
   set(UnitId::embedding_fwd, embedding_forward_unit(c));
   set(UnitId::embedding_bwd, embedding_backward_unit(c));

@@ -898,6 +898,10 @@ def build_experiment(row):
         # The perf scripts' set_common_perf_overrides: rerun_state_machine.check_for_nan_in_loss = False, so
         # no host sync at each micro-batch's loss (Megatron-Bridge 0.2.0, scripts/performance/utils/helpers.py).
         train["host_sync_on_loss"] = False
+        if _int(r["moe_experts"]):
+            # Every MoE perf config's set_*_common_configs sets moe_router_fusion = True (deepseek_llm_pretrain.py,
+            # gpt_oss_llm_pretrain.py, qwen3_llm_pretrain.py at v0.2.0): Transformer Engine's fused router kernels.
+            train["moe_router_fusion"] = True
         if (row.model, r["gpu"]) in BRIDGE_MXFP8_NO_PARAM_GATHER_OVERLAP and fp8_recipe(row) == "mxfp8":
             train["overlap_param_gather"] = False
             row.assumptions.append("overlap_param_gather false: the perf config turns it off for MXFP8 "

@@ -335,6 +335,8 @@ TEST(ConfigTrainingParser, CombinedOneFOneBKeys) {
   const models::TrainingSpec t = parse("overlap_moe_expert_parallel_comm: true\ndelay_wgrad_compute: true\n");
   EXPECT_TRUE(t.overlap_moe_expert_parallel_comm);
   EXPECT_TRUE(t.delay_wgrad_compute);
+  EXPECT_FALSE(d.moe_router_fusion);
+  EXPECT_TRUE(parse("moe_router_fusion: true\n").moe_router_fusion);
   EXPECT_EQ(config_error([&] { parse("delay_wgrad_compute: true\n"); }),
             "x.yaml:3: training.delay_wgrad_compute: expected false unless overlap_moe_expert_parallel_comm is true, "
             "found true");

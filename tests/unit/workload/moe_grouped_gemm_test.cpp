@@ -263,6 +263,35 @@ TEST(MoeKernelInventory, FlexDispatcherHasNoCountGatherProbabilitiesOrSort) {
   EXPECT_EQ(f.at({OpKind::expert_fc1_fwd, Phase::fwd}), a.at({OpKind::expert_fc1_fwd, Phase::fwd}));
 }
 
+// Megatron-Core's --moe-router-fusion: the top-k routing (11 PyTorch kernels),
+// the aux-loss scores (7) and the aux loss (4) become one Transformer Engine
+// kernel each, forward and backward; the token counts and the dispatch are
+// untouched.
+TEST(MoeKernelInventory, RouterFusionRunsTopkScoresAndLossAsOneKernelEach) {
+  WorkloadPlan plain = testing::make_plan(two_local_experts());
+  TrainingSpec t = plain.training();
+  t.moe_router_fusion = true;
+  const WorkloadPlan fused(plain.model(), plain.parallelism(), t);
+  const std::vector<Op> p_ops = testing::ops_of(plain, 0), f_ops = testing::ops_of(fused, 0);
+  const auto a = launches_by_kind(p_ops, 1), f = launches_by_kind(f_ops, 1);
+  EXPECT_EQ(a.at({OpKind::moe_route_fwd, Phase::fwd}), 27 + 6);
+  EXPECT_EQ(f.at({OpKind::moe_route_fwd, Phase::fwd}), 27 - (11 + 7 + 4) + 3 + 6);
+  EXPECT_EQ(a.at({OpKind::moe_route_bwd, Phase::bwd}), 14);
+  EXPECT_EQ(f.at({OpKind::moe_route_bwd, Phase::bwd}), 6);
+  for (OpKind k : {OpKind::moe_permute_fwd, OpKind::expert_fc1_fwd, OpKind::ep_dispatch}) {
+    EXPECT_EQ(f.at({k, Phase::fwd}), a.at({k, Phase::fwd})) << kind_name(k);
+  }
+  // The fused kernels pass over the scores fewer times.
+  auto route_bytes = [](const std::vector<Op>& ops, OpKind kind) {
+    for (const Op& o : ops)
+      if (o.kind == kind && o.layer == 1) return o.bytes;
+    return std::uint64_t{0};
+  };
+  EXPECT_LT(route_bytes(f_ops, OpKind::moe_route_fwd), route_bytes(p_ops, OpKind::moe_route_fwd) / 2);
+  EXPECT_LT(route_bytes(f_ops, OpKind::moe_route_bwd), route_bytes(p_ops, OpKind::moe_route_bwd));
+  EXPECT_GT(route_bytes(f_ops, OpKind::moe_route_bwd), 0u);
+}
+
 // fp8 grouped GEMMs need each expert's rows padded to the GEMM's alignment:
 // Transformer Engine's Fp8Padding copies the received rows (and their
 // probabilities) into padded blocks before fc1 and Fp8Unpadding copies fc2's
