@@ -335,11 +335,19 @@ TEST(ConfigTrainingParser, CombinedOneFOneBKeys) {
   const models::TrainingSpec t = parse("overlap_moe_expert_parallel_comm: true\ndelay_wgrad_compute: true\n");
   EXPECT_TRUE(t.overlap_moe_expert_parallel_comm);
   EXPECT_TRUE(t.delay_wgrad_compute);
-  EXPECT_FALSE(d.moe_router_fusion);
-  EXPECT_TRUE(parse("moe_router_fusion: true\n").moe_router_fusion);
   EXPECT_EQ(config_error([&] { parse("delay_wgrad_compute: true\n"); }),
             "x.yaml:3: training.delay_wgrad_compute: expected false unless overlap_moe_expert_parallel_comm is true, "
             "found true");
+}
+
+TEST(ConfigTrainingParser, MoeRouterFusion) {
+  auto parse = [](const std::string& extra) {
+    return parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n" + extra, "x.yaml", "training"));
+  };
+  EXPECT_FALSE(parse("").moe_router_fusion);  // Megatron-Core's default
+  EXPECT_TRUE(parse("moe_router_fusion: true\n").moe_router_fusion);
+  EXPECT_EQ(config_error([&] { parse("moe_router_fusion: fused\n"); }),
+            "x.yaml:3: training.moe_router_fusion: expected true or false, found 'fused'");
 }
 
 TEST(ConfigTrainingParser, OptimizerStates) {
