@@ -86,6 +86,7 @@ class GpuProgram {
   // combined 1F1B (gpu_program_combined.cpp)
   void begin_combined();
   bool combined_next(Op& op);
+  int combined_pairs() const;
   int combined_positions() const;  // stretches in the combined order, for progress()
   void swap_pass();
   StepUnit unit_at(int u) const;
@@ -124,21 +125,26 @@ class GpuProgram {
   Section section_ = Section::steps;
   bool in_step_ = false;
   int step_index_ = 0;
-  ScheduleStep step_{};
-  int vstage_ = 0, first_layer_ = 0, layers_ = 0, mtp_units_ = 0;
-  // Layers of this step's chunk that re-run their forward as a unit before
-  // their backward: its first recomputed_layers_ (training.recompute_num_layers).
-  int recomputed_layers_ = 0;
-  // How many of them re-run together from one checkpoint (uniform method).
+  // Where one pass (a schedule step's forward or backward) stands. A plain
+  // step has one; a combined 1F1B step two, the other one parked.
+  struct PassState {
+    ScheduleStep step{};
+    int vstage = 0, first_layer = 0, layers = 0, mtp_units = 0;
+    // Layers of this step's chunk that re-run their forward as a unit before
+    // their backward: its first recomputed_layers (training.recompute_num_layers).
+    int recomputed_layers = 0;
+    int unit_index = 0, unit_count = 0;
+    bool gather_step = false, reduce_step = false;
+    const Unit* unit = nullptr;
+    int op_index = 0;
+    int unit_layer = -1;
+    std::vector<std::uint32_t> unit_ids;
+    std::uint32_t input_id = kNoOp;
+  };
+  PassState pass_;
+  // How many recomputed layers re-run together from one checkpoint (uniform method).
   int recompute_group_ = 1;
-  int unit_index_ = 0, unit_count_ = 0;
-  bool gather_step_ = false, reduce_step_ = false;
-
-  const Unit* unit_ = nullptr;
-  int op_index_ = 0;
-  int unit_layer_ = -1;
-  std::vector<std::uint32_t> unit_ids_;
-  std::uint32_t next_id_ = 0, input_id_ = kNoOp, last_compute_id_ = kNoOp;
+  std::uint32_t next_id_ = 0, last_compute_id_ = kNoOp;
 
   std::array<PendingGather, kGatherQueue> gathers_{};
   int gather_head_ = 0, gather_count_ = 0;
@@ -162,21 +168,11 @@ class GpuProgram {
   GradBuckets buckets_;
   std::array<std::uint32_t, kParamClasses> last_reduce_{kNoOp, kNoOp};
 
-  // Combined 1F1B: the step's other pass, parked while this one emits (every
-  // per-step field above that swap_pass exchanges), which pass is active, how
-  // many layers each pass runs, and how far the combined order has come.
-  struct ParkedPass {
-    ScheduleStep step{};
-    int vstage = 0, first_layer = 0, layers = 0, mtp_units = 0, recomputed_layers = 0;
-    int unit_index = 0, unit_count = 0, op_index = 0, unit_layer = -1;
-    bool gather_step = false, reduce_step = false;
-    const Unit* unit = nullptr;
-    std::vector<std::uint32_t> unit_ids;
-    std::uint32_t input_id = kNoOp;
-  };
-  ParkedPass parked_;
+  // Combined 1F1B: the step's other pass, parked while the active one
+  // emits; which one is active; how far the combined order has come.
+  PassState parked_;
   bool combined_ = false, forward_active_ = true;
-  int forward_layers_ = 0, backward_layers_ = 0, combined_pos_ = 0;
+  int combined_pos_ = 0;
 
   int epilogue_pos_ = 0, epilogue_chunk_ = 0, epilogue_unit_ = 0;
   std::uint32_t sp_reduce_id_ = kNoOp, embedding_reduce_id_ = kNoOp;

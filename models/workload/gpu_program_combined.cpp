@@ -42,7 +42,9 @@ struct Stop {
   int piece = 0;
 };
 
+constexpr int kHeadStretches = 2;  // the forward's input, the backward's head
 constexpr int kPiecesPerPair = 9;
+constexpr int kTailStretches = 4;  // leftover layers of each pass, the forward's end, the backward's end
 // One pair's pieces in issue order: which pass, and the segment_ends entry
 // each stops at (-1: the end of the layer).
 constexpr bool kPieceForward[kPiecesPerPair] = {false, true, true, false, false, true, true, false, true};
@@ -56,17 +58,17 @@ bool stop_at(int pos, int pairs, Stop& stop) {
     stop = {true, W::first_layer, 0, 0};
   } else if (pos == 1) {
     stop = {false, W::first_layer, 0, 0};
-  } else if (pos < 2 + kPiecesPerPair * pairs) {
-    const int k = pos - 2;
+  } else if (pos < kHeadStretches + kPiecesPerPair * pairs) {
+    const int k = pos - kHeadStretches;
     const int piece = k % kPiecesPerPair;
     stop = {kPieceForward[piece], W::layer_piece, k / kPiecesPerPair, kPieceEnd[piece]};
   } else {
     // The backward's layers left over, the forward's, the forward's head or
     // send (and MTP modules), the backward's embedding or send.
-    static constexpr bool kForward[4] = {false, true, true, false};
-    static constexpr W kWhere[4] = {W::last_layer, W::last_layer, W::end, W::end};
-    const int k = pos - 2 - kPiecesPerPair * pairs;
-    if (k >= 4) return false;
+    static constexpr bool kForward[kTailStretches] = {false, true, true, false};
+    static constexpr W kWhere[kTailStretches] = {W::last_layer, W::last_layer, W::end, W::end};
+    const int k = pos - kHeadStretches - kPiecesPerPair * pairs;
+    if (k >= kTailStretches) return false;
     stop = {kForward[k], kWhere[k], 0, 0};
   }
   return true;
@@ -75,22 +77,7 @@ bool stop_at(int pos, int pairs, Stop& stop) {
 }  // namespace
 
 void GpuProgram::swap_pass() {
-  ParkedPass& p = parked_;
-  std::swap(step_, p.step);
-  std::swap(vstage_, p.vstage);
-  std::swap(first_layer_, p.first_layer);
-  std::swap(layers_, p.layers);
-  std::swap(mtp_units_, p.mtp_units);
-  std::swap(recomputed_layers_, p.recomputed_layers);
-  std::swap(unit_index_, p.unit_index);
-  std::swap(unit_count_, p.unit_count);
-  std::swap(op_index_, p.op_index);
-  std::swap(unit_layer_, p.unit_layer);
-  std::swap(gather_step_, p.gather_step);
-  std::swap(reduce_step_, p.reduce_step);
-  std::swap(unit_, p.unit);
-  std::swap(unit_ids_, p.unit_ids);
-  std::swap(input_id_, p.input_id);
+  std::swap(pass_, parked_);
   forward_active_ = !forward_active_;
 }
 
@@ -98,22 +85,21 @@ void GpuProgram::swap_pass() {
 // step) becomes the active pass.
 void GpuProgram::begin_combined() {
   begin_step();
-  forward_layers_ = layers_;
   forward_active_ = true;
   swap_pass();
   ++step_index_;
   begin_step();
-  backward_layers_ = layers_;
   combined_ = true;
   combined_pos_ = 0;
 }
 
-int GpuProgram::combined_positions() const {
-  return 2 + kPiecesPerPair * std::min(forward_layers_, backward_layers_) + 4 + 1;
-}
+// Layer pairs of the combined step: as many as the shorter pass has layers.
+int GpuProgram::combined_pairs() const { return std::min(pass_.layers, parked_.layers); }
+
+int GpuProgram::combined_positions() const { return kHeadStretches + kPiecesPerPair * combined_pairs() + kTailStretches + 1; }
 
 bool GpuProgram::combined_next(Op& op) {
-  const int pairs = std::min(forward_layers_, backward_layers_);
+  const int pairs = combined_pairs();
   for (;;) {
     Stop stop;
     if (!stop_at(combined_pos_, pairs, stop)) {
@@ -127,11 +113,11 @@ bool GpuProgram::combined_next(Op& op) {
     if (stop.forward != forward_active_) swap_pass();
     // Unit indices as unit_at numbers them: forward 0 input, then layers;
     // backward its MTP modules, head or receive, then layers.
-    const int first_layer_unit = step_.forward ? 1 : mtp_units_ + 1;
-    int unit = unit_count_, at = 0;
+    const int first_layer_unit = pass_.step.forward ? 1 : pass_.mtp_units + 1;
+    int unit = pass_.unit_count, at = 0;
     switch (stop.where) {
       case Stop::Where::first_layer: unit = first_layer_unit; break;
-      case Stop::Where::last_layer: unit = first_layer_unit + layers_; break;
+      case Stop::Where::last_layer: unit = first_layer_unit + pass_.layers; break;
       case Stop::Where::end: break;
       case Stop::Where::layer_piece: {
         const int u = first_layer_unit + stop.pair;
@@ -139,7 +125,7 @@ bool GpuProgram::combined_next(Op& op) {
           unit = u + 1;
         } else {
           unit = u;
-          at = template_of(unit_at(u), step_.forward).segment_ends[static_cast<std::size_t>(stop.piece)];
+          at = template_of(unit_at(u), pass_.step.forward).segment_ends[static_cast<std::size_t>(stop.piece)];
         }
         break;
       }

@@ -22,7 +22,7 @@ bool GpuProgram::pop_gather(Op& op) {
   PendingGather g = gathers_[static_cast<std::size_t>(gather_head_)];
   gather_head_ = (gather_head_ + 1) % kGatherQueue;
   --gather_count_;
-  Phase phase = section_ == Section::steps ? (step_.forward ? Phase::fwd : Phase::bwd) : Phase::opt;
+  Phase phase = section_ == Section::steps ? (pass_.step.forward ? Phase::fwd : Phase::bwd) : Phase::opt;
   begin_op(op, OpKind::dp_param_all_gather, phase);
   set_group(op, plan_->grad_group(g.cls));
   op.layer = g.layer;

@@ -60,8 +60,8 @@ bool GpuProgram::reload_before_backward(int layer, Op& op) {
 // offload of the same layer's tensor in the same micro-batch (Megatron-Core
 // waits on the offload's event before the reload's copy).
 void GpuProgram::pair_host_copy(const OpTemplate& t, Op& op) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(unit_layer_)) << 32) |
-                            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(step_.microbatch)) << 8) |
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pass_.unit_layer)) << 32) |
+                            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pass_.step.microbatch)) << 8) |
                             static_cast<std::uint64_t>(t.host_slot);
   if (t.kind == OpKind::offload_d2h) {
     offloaded_.push_back({key, op.id});
@@ -74,8 +74,8 @@ void GpuProgram::pair_host_copy(const OpTemplate& t, Op& op) {
     offloaded_.pop_back();
     return;
   }
-  throw SimulationError("workload: GPU " + std::to_string(gpu_) + " reloads layer " + std::to_string(unit_layer_) +
-                        " micro-batch " + std::to_string(step_.microbatch) + " before offloading it");
+  throw SimulationError("workload: GPU " + std::to_string(gpu_) + " reloads layer " + std::to_string(pass_.unit_layer) +
+                        " micro-batch " + std::to_string(pass_.step.microbatch) + " before offloading it");
 }
 
 }  // namespace pf::models::workload

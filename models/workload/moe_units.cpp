@@ -103,6 +103,10 @@ double route_bwd_tensors(const RecipeContext& c) { return c.router_fusion ? kFus
 constexpr std::int64_t kCountBytes = 8;  // one int64 token count per expert
 
 bool alltoall(const RecipeContext& c) { return has_ep(c) && !c.flex_dispatcher; }
+// Under combined 1F1B the shared experts run in the experts' piece: forward
+// after the dispatch, before the routed experts (fine_grained_callables.py
+// submodule_moe_forward); backward after the combine's all-to-all.
+bool shared_experts_beside_routed(const RecipeContext& c) { return c.a2a_overlap && has_ep(c); }
 bool sorts_by_expert(const RecipeContext& c) { return alltoall(c) && c.d.experts_local > 1; }
 
 // One Fp8Padding / Fp8Unpadding copy of the experts' rows (read and write,
@@ -189,10 +193,8 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
     x = b.collective(OpKind::ep_dispatch, GroupKind::ep, routed_bytes, {DepRef::op(x)});
     probs = probs_exchange(b, c, x);
   }
-  // Under the combined 1F1B schedule the shared experts run in the experts'
-  // piece, before the routed ones (fine_grained_callables.py submodule_moe_forward).
   int shared = -1;
-  if (c.a2a_overlap && has_ep(c) && d.shared_ffn_local > 0) {
+  if (shared_experts_beside_routed(c) && d.shared_ffn_local > 0) {
     shared = mlp_core_fwd(b, c, DepRef::op(norm), shared_widths(c, p));
   }
   if (d.expert_tp_gather) x = b.collective(OpKind::tp_all_gather, GroupKind::tp, expert_bytes, {DepRef::op(x)});
@@ -254,7 +256,7 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
   // The shared experts' backward: before the routed experts' (autograd), or
   // in the experts' piece after the combine's all-to-all under combined 1F1B.
   int shared = -1;
-  const bool shared_late = c.a2a_overlap && has_ep(c);
+  const bool shared_late = shared_experts_beside_routed(c);
   if (d.shared_ffn_local > 0 && !shared_late) shared = mlp_core_bwd(b, c, DepRef::op(res), shared_widths(c, p));
   int y = b.rows(OpKind::moe_unpermute_bwd, d.routed_tokens, h, 3, 2, {DepRef::op(res)});
   // The all-to-alls as the busiest receiver sees them (training.moe_load_imbalance).
