@@ -6,6 +6,12 @@
 #include "core/error.h"
 
 namespace pf::models {
+
+double gemm_output_bytes(const GemmShape& s, Dtype dtype) {
+  const double per_element = s.accumulate_bytes > 0 ? 2.0 * s.accumulate_bytes : dtype_bytes(dtype);
+  return per_element * static_cast<double>(s.batch) * static_cast<double>(s.m) * static_cast<double>(s.n);
+}
+
 namespace {
 
 // A zero or negative dimension is a bug in whoever built the op, not a user
@@ -56,7 +62,7 @@ void check(const NormShape& s) {
 }
 
 double gemm_bytes(const GemmShape& s, Dtype dtype) {
-  return dtype_bytes(dtype) * d(s.batch) * (d(s.m) * d(s.k) + d(s.k) * d(s.n) + d(s.m) * d(s.n));
+  return dtype_bytes(dtype) * d(s.batch) * (d(s.m) * d(s.k) + d(s.k) * d(s.n)) + gemm_output_bytes(s, dtype);
 }
 
 double attention_fwd_flops(const AttentionShape& s) {

@@ -39,6 +39,11 @@ struct GemmShape {
   std::int64_t n = 0;
   std::int64_t k = 0;
   std::int64_t batch = 1;
+  // Bytes per element of an output the GEMM accumulates into in place (C +=
+  // A·B: read and written at this width, Transformer Engine's fused
+  // weight-gradient accumulation into the main gradients); 0: C is written
+  // once in the GEMM's dtype.
+  int accumulate_bytes = 0;
   bool operator==(const GemmShape&) const = default;
 };
 
@@ -103,6 +108,9 @@ FlashKernel flash_kernel(AttentionKernel kernel);
 //   dgrad dA[M,K] = dC[M,N]·Bᵀ  → shape (M, K, N)
 //   wgrad dB[K,N] = Aᵀ·dC[M,N]  → shape (K, N, M)
 GemmShape gemm_dgrad_shape(GemmShape forward);
+// HBM bytes of a GEMM's output: written once in the dtype, or read and written
+// at accumulate_bytes when it accumulates in place.
+double gemm_output_bytes(const GemmShape& s, Dtype dtype);
 GemmShape gemm_wgrad_shape(GemmShape forward);
 
 // Fraction of the seq_q × seq_kv score matrix a causal (bottom-right) mask

@@ -38,7 +38,7 @@ std::uint64_t EstimateCache::hash(const ComputeOp& op) {
   h = mix(h, u(op.gemm.m));
   h = mix(h, u(op.gemm.n));
   h = mix(h, u(op.gemm.k));
-  h = mix(h, u(op.gemm.batch));
+  h = mix(h, u(op.gemm.batch) ^ (u(op.gemm.accumulate_bytes) << 48));
   const AttentionShape& a = op.attn;
   h = mix(h, u(a.batch) ^ (u(a.seq_q) << 20) ^ (u(a.seq_kv) << 40));
   h = mix(h, u(a.heads) ^ (u(a.kv_heads) << 16) ^ (u(a.head_dim) << 32) ^ (static_cast<std::uint64_t>(a.causal) << 63) ^

@@ -60,7 +60,7 @@ double gemm_model_seconds(const GemmModelParams& p, const GemmShape& s, Dtype dt
   const double stream = p.bandwidth * p.memory_efficiency[a];
   const double m = d(s.m), n = d(s.n), k = d(s.k), b = d(s.batch);
   const double e = dtype_bytes(dtype);
-  const double memory = e * b * (m * k + k * n + m * n) / stream;
+  const double memory = (e * b * (m * k + k * n) + gemm_output_bytes(s, dtype)) / stream;
 
   double compute = std::numeric_limits<double>::infinity();
   const double sms = d(std::max(p.sm_count, 1));

@@ -1,6 +1,7 @@
 #include "models/training/op_pricing.h"
 
 #include "models/compute/gpu_variability.h"
+#include "models/workload/precision.h"
 
 namespace pf::models::training {
 namespace {
@@ -33,6 +34,16 @@ OpClass streaming_class(OpKind kind) {
   }
 }
 
+// The weight-gradient GEMMs of the layers' linear modules and the output
+// layer: the ones Megatron-Core's gradient-accumulation fusion points at the
+// main gradients (Transformer Engine's fuse_wgrad_accumulation; the output
+// layer's fused_weight_gradient_mlp_cuda). The router's weight is a plain
+// parameter and unfused attention's batched GEMMs have no weight.
+bool accumulates_into_main_grad(OpKind kind) {
+  if (kind == OpKind::lm_head_wgrad) return true;
+  return workload::fp8_linear(kind) && workload::kind_name(kind).ends_with("_wgrad");
+}
+
 }  // namespace
 
 Dtype OpPricer::gemm_dtype(workload::OpKind kind) const {
@@ -44,7 +55,10 @@ OpPricer::OpPricer(const ExperimentSpec& e)
       dtype_(e.training.dtype),
       norm_(e.model.norm == Norm::rmsnorm ? NormKind::rmsnorm : NormKind::layernorm),
       flash_kernel_(flash_kernel(e.training.attention)),
-      slowest_gpu_(models::slowest_gpu(e).factor()) {}
+      slowest_gpu_(models::slowest_gpu(e).factor()) {
+  if (e.training.main_grad_accumulation == MainGradAccumulation::fused)
+    main_grad_bytes_ = workload::grad_bytes(e.training.dtype, e.training.grad_reduce_dtype);
+}
 
 CostEstimate OpPricer::price_and_memoise(const workload::Op& op) const {
   CostEstimate e = cost_.estimate(kernel(op));
@@ -58,8 +72,11 @@ CostEstimate OpPricer::price_and_memoise(const workload::Op& op) const {
 ComputeOp OpPricer::kernel(const workload::Op& op) const {
   const auto& shape = op.shape;
   switch (workload::op_class(op.kind)) {
-    case workload::OpClass::gemm:
-      return gemm_op({shape.gemm.M, shape.gemm.N, shape.gemm.K, shape.gemm.batch}, gemm_dtype(op.kind));
+    case workload::OpClass::gemm: {
+      GemmShape g{shape.gemm.M, shape.gemm.N, shape.gemm.K, shape.gemm.batch};
+      if (accumulates_into_main_grad(op.kind)) g.accumulate_bytes = main_grad_bytes_;
+      return gemm_op(g, gemm_dtype(op.kind));
+    }
     case workload::OpClass::attention: {
       // FP8 training (Transformer Engine's fp8 autocast, torchtitan's Float8
       // Linear) quantises the linear layers' GEMMs only; attention runs in bf16

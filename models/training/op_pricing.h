@@ -45,6 +45,9 @@ class OpPricer {
   NormKind norm_;
   FlashKernel flash_kernel_;  // training.attention: which flash kernel prices attention
   double slowest_gpu_ = 1;    // compute/gpu_variability.h
+  // Bytes per element of the main gradients the weight-gradient GEMMs
+  // accumulate into (training.main_grad_accumulation fused); 0 otherwise.
+  int main_grad_bytes_ = 0;
 };
 
 }  // namespace pf::models::training

@@ -13,6 +13,7 @@
 #include "models/memory/memory_plan.h"
 #include "io/config/experiment_loader.h"
 #include "models/training/kernel_progress.h"
+#include "models/training/op_pricing.h"
 #include "models/training/training_setup.h"
 #include "models/training/training_workload.h"
 #include "io/run/training_run.h"
@@ -85,7 +86,10 @@ TEST(TrainingPhysics, InterleavedBubbleIsPMinusOneOverVM) {
 TEST(TrainingPhysics, DoublingPeakFlopsHalvesComputeBoundWork) {
   const std::vector<std::string> one = {"topology.nodes=1", "hardware.node.gpus_per_node=1",
                                         "hardware.node.nics_per_node=1", "parallelism.pp=1", "parallelism.dp=1",
-                                        "hardware.gpu.gemm.fixed_us=0", "training.host_overhead_us=0"};
+                                        "hardware.gpu.gemm.fixed_us=0", "training.host_overhead_us=0",
+                                        // 4,096 tokens per micro-batch: the wgrads' fp32 main-gradient
+                                        // traffic (K / 4 flop per byte) stays under the doubled ridge
+                                        "training.seq_length=4096"};
   auto fast = one;
   fast.push_back("hardware.gpu.peak_tflops.bf16=624");
   const RunResult a = run(one), b = run(fast);
@@ -819,6 +823,55 @@ TEST(TrainingPhysics, MoeDispatchSyncCostsOneIssuePerForwardDispatch) {
     EXPECT_NEAR(synced.step_time_s - free.step_time_s, layers * microbatches * issue_us * 1e-6, 1e-9)
         << issue_us << " us per issue";
   }
+}
+
+// Megatron-Core's gradient-accumulation fusion points the linear layers'
+// weight-gradient GEMMs at the main gradients: each reads and writes its
+// output at the main gradients' width (fp32 by default, bf16 with
+// grad_reduce_dtype bf16). The router's plain parameter, the dgrads and the
+// forward GEMMs do not; without the fusion (add, cast_add) nothing does. An
+// expert's wgrad with few routed tokens is then bound by that traffic.
+TEST(TrainingPhysics, FusedWeightGradientsAccumulateIntoTheMainGradients) {
+  const std::vector<std::string> moe = {"topology.nodes=1", "parallelism.pp=1", "parallelism.dp=8", "parallelism.ep=8",
+                                        "model.moe.num_experts=128", "model.moe.top_k=2", "model.layers=2",
+                                        "model.moe.expert_ffn_hidden_size=4096", "training.global_batch_size=8",
+                                        "training.seq_length=1024"};
+  auto first_of = [](const ExperimentSpec& e, workload::OpKind kind) {
+    workload::WorkloadPlan plan(e);
+    workload::GpuProgram program(plan, 0);
+    workload::Op op;
+    while (program.next(op))
+      if (op.kind == kind) return op;
+    ADD_FAILURE() << "no " << workload::kind_name(kind);
+    return op;
+  };
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> o = moe;
+    o.insert(o.end(), extra.begin(), extra.end());
+    return config::load_experiment(kExperiment, o);
+  };
+  const ExperimentSpec fp32 = with({}), bf16 = with({"training.grad_reduce_dtype=bf16"}),
+                       unfused = with({"training.main_grad_accumulation=add"});
+  using workload::OpKind;
+  for (const OpKind k : {OpKind::qkv_wgrad, OpKind::attn_proj_wgrad, OpKind::expert_fc1_wgrad, OpKind::expert_fc2_wgrad}) {
+    const workload::Op op = first_of(fp32, k);
+    EXPECT_EQ(OpPricer(fp32).kernel(op).gemm.accumulate_bytes, 4) << workload::kind_name(k);
+    EXPECT_EQ(OpPricer(bf16).kernel(op).gemm.accumulate_bytes, 2) << workload::kind_name(k);
+    EXPECT_EQ(OpPricer(unfused).kernel(op).gemm.accumulate_bytes, 0) << workload::kind_name(k);
+  }
+  for (const OpKind k : {OpKind::router_wgrad, OpKind::expert_fc1_dgrad, OpKind::expert_fc1_fwd, OpKind::qkv_fwd})
+    EXPECT_EQ(OpPricer(fp32).kernel(first_of(fp32, k)).gemm.accumulate_bytes, 0) << workload::kind_name(k);
+  // 1,024 tokens x top 2 over 16 local experts: 128 rows per expert; A100's
+  // ridge is far above the wgrad's 2 x 128 / 8 flop per output byte.
+  const workload::Op wgrad = first_of(fp32, OpKind::expert_fc1_wgrad);
+  const double fused_s = OpPricer(fp32).price(wgrad).seconds, plain_s = OpPricer(unfused).price(wgrad).seconds;
+  const ComputeOp k = OpPricer(fp32).kernel(wgrad);
+  const double output = static_cast<double>(k.gemm.batch * k.gemm.m * k.gemm.n);
+  const double stream = fp32.hardware.gpu.memory_bandwidth_gbps * 1e9 * fp32.hardware.gpu.gemm_model.memory_efficiency;
+  const double inputs = 2.0 * static_cast<double>(k.gemm.batch * (k.gemm.m * k.gemm.k + k.gemm.k * k.gemm.n));
+  const double floor_s = (inputs + 8.0 * output) / stream + fp32.hardware.gpu.gemm_model.fixed_us * 1e-6;
+  EXPECT_NEAR(fused_s, floor_s * OpPricer(fp32).slowest_gpu_factor(), 1e-3 * fused_s);
+  EXPECT_GT(fused_s, 1.5 * plain_s);
 }
 
 // Combined 1F1B (training.overlap_moe_expert_parallel_comm) on a MoE model

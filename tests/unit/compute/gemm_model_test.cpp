@@ -81,6 +81,26 @@ TEST(GemmModel, SkinnyGemmsAreBoundByMemory) {
   EXPECT_NEAR(seconds(gpu, s), floor + gpu.gemm_model.fixed_us * 1e-6, 1e-9);
 }
 
+// A weight-gradient GEMM that accumulates into fp32 main gradients reads and
+// writes its output at 4 bytes: with few tokens (K) per expert that traffic,
+// not the tensor cores, bounds it; with many tokens it changes nothing.
+TEST(GemmModel, AccumulatingIntoMainGradientsReadsAndWritesTheOutput) {
+  const GpuSpec gpu = shape_aware_gh200();
+  const double stream = 4000e9 * gpu.gemm_model.memory_efficiency;
+  GemmShape few{4096, 3072, 256, 1};  // an expert's fc1 wgrad with 256 routed tokens
+  GemmShape fused = few;
+  fused.accumulate_bytes = 4;
+  const double inputs = 2.0 * (4096.0 * 256 + 256.0 * 3072);
+  EXPECT_NEAR(seconds(gpu, fused), (inputs + 8.0 * 4096 * 3072) / stream + gpu.gemm_model.fixed_us * 1e-6, 1e-9);
+  EXPECT_GT(seconds(gpu, fused), 1.5 * seconds(gpu, few));
+  EXPECT_NEAR(gemm_op(fused, Dtype::bf16).bytes - gemm_op(few, Dtype::bf16).bytes, 6.0 * 4096 * 3072, 1.0);
+
+  GemmShape many{4096, 3072, 16384, 1};
+  GemmShape many_fused = many;
+  many_fused.accumulate_bytes = 4;
+  EXPECT_DOUBLE_EQ(seconds(gpu, many_fused), seconds(gpu, many));
+}
+
 TEST(GemmModel, AlignmentClassesFollowTheLeadingDimensions) {
   EXPECT_EQ(gemm_alignment({4096, 4096, 4096, 1}, Dtype::bf16), GemmAlignment::aligned);
   EXPECT_EQ(gemm_alignment({4097, 4096, 4096, 1}, Dtype::bf16), GemmAlignment::aligned);  // M is not a leading dim
