@@ -34,6 +34,10 @@ const EnumNames<models::CrossEntropyFusionImpl> kCrossEntropyImpl{{"native", mod
                                                                {"te", models::CrossEntropyFusionImpl::te}};
 const EnumNames<models::LossReduce> kLossReduce{{"step", models::LossReduce::step},
                                                 {"microbatch", models::LossReduce::microbatch}};
+const EnumNames<models::PpSendWait> kPpSendWait{{"auto", models::PpSendWait::automatic},
+                                                {"blocking", models::PpSendWait::blocking},
+                                                {"deferred", models::PpSendWait::deferred},
+                                                {"background", models::PpSendWait::background}};
 const EnumNames<models::MoeFlexBackend> kFlexBackend{{"deepep", models::MoeFlexBackend::deepep},
                                                      {"hybridep", models::MoeFlexBackend::hybridep}};
 const EnumNames<models::MainGradAccumulation> kMainGradAccumulation{
@@ -222,6 +226,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.moe_router_padding_for_fp8 = r.get_bool_or("moe_router_padding_for_fp8", false);
   t.moe_router_fusion = r.get_bool_or("moe_router_fusion", false);
   t.loss_reduce = r.get_enum_or("loss_reduce", models::LossReduce::step, kLossReduce);
+  t.pp_send_wait = r.get_enum_or("pp_send_wait", models::PpSendWait::automatic, kPpSendWait);
   t.overlap_moe_expert_parallel_comm = r.get_bool_or("overlap_moe_expert_parallel_comm", false);
   t.delay_wgrad_compute = r.get_bool_or("delay_wgrad_compute", false);
   if (t.delay_wgrad_compute && !t.overlap_moe_expert_parallel_comm) {

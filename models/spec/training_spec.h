@@ -101,6 +101,20 @@ enum class MoeFlexBackend { deepep, hybridep };
 // Megatron-LM 2020's reduce_losses over every GPU), which keeps the replicas
 // in lockstep within every micro-batch.
 enum class LossReduce { step, microbatch };
+// When the compute stream waits for a pipeline send to complete (an NCCL send
+// finishes only once the receiving stage has posted its receive):
+//  - blocking: before the next kernel (DeepSpeed's PipelineEngine, dist.send;
+//    Megatron-Core's non-interleaved 1F1B: p2p_communication._communicate
+//    waits on its requests, wait_on_reqs);
+//  - deferred: before the kernel after the next send in the same direction
+//    (Megatron-Core's interleaved schedule with overlap_p2p_comm waits on a
+//    send's handle once it has posted the following one: schedules.py
+//    send_next_wait_handle / send_prev_wait_handle);
+//  - background: never within the step (torch.distributed.pipelining waits
+//    on its sends at the step's end);
+//  - automatic: Megatron-Core's, blocking with one model chunk per stage,
+//    deferred with the interleaved schedule.
+enum class PpSendWait { automatic, blocking, deferred, background };
 enum class CrossEntropyFusionImpl { native, te };
 // How each micro-batch's weight gradients reach the fp32 main gradients
 // (models/compute/README.md, "Main-gradient accumulation"). fused: the
@@ -295,6 +309,7 @@ struct TrainingSpec {
   // fused=True -> transformer_engine.pytorch.router) instead of a dozen PyTorch ops each.
   bool moe_router_fusion = false;
   LossReduce loss_reduce = LossReduce::step;
+  PpSendWait pp_send_wait = PpSendWait::automatic;
   // Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge's moe_a2a_overlap): in the
   // steady 1F1B phase one micro-batch's forward and another's backward run as one combined step,
   // layer by layer, each one's expert-parallel all-to-alls beside the other's attention or experts

@@ -39,6 +39,9 @@ GpuProgram::GpuProgram(const WorkloadPlan& plan, int gpu)
   overlap_grad_ = plan.training().overlap_grad_reduce;
   prefetch_ = plan.training().overlap_param_gather;
   zero_ = plan.parallelism().zero_stage;
+  send_wait_mode_ = plan.training().pp_send_wait;
+  if (send_wait_mode_ == PpSendWait::automatic)
+    send_wait_mode_ = plan.chunks() > 1 ? PpSendWait::deferred : PpSendWait::blocking;
   pass_.unit_ids.assign(static_cast<std::size_t>(plan.max_unit_size()), kNoOp);
   if (plan.training().overlap_moe_expert_parallel_comm) parked_.unit_ids.assign(pass_.unit_ids.size(), kNoOp);
   if (const int offloaded = plan.training().cpu_offload_layers; offloaded > 0) {
@@ -60,6 +63,20 @@ double GpuProgram::progress() const {
 }
 
 bool GpuProgram::next(Op& op) {
+  if (!next_op(op)) return false;
+  if (op.stream == Stream::compute) {  // the compute stream waits for pipeline sends
+    // An op whose dependencies are full leaves the wait to the compute op
+    // after it, which the stream runs after it anyway.
+    for (std::uint32_t& send : send_wait_) {
+      if (send == kNoOp || op.dep_count == kMaxDeps) continue;
+      add_dep(op, send);
+      send = kNoOp;
+    }
+  }
+  return true;
+}
+
+bool GpuProgram::next_op(Op& op) {
   for (;;) {
     if (pop_reduce(op) || pop_gather(op)) return true;
     switch (section_) {
@@ -80,6 +97,10 @@ bool GpuProgram::step_next(Op& op) {
   if (!in_step_) {
     if (step_index_ == schedule_.steps()) {
       section_ = Section::epilogue;
+      // The schedule ends by waiting for the sends still in flight (deferred);
+      // the last of each direction stands in for any before it not yet
+      // waited for (a communicator's operations complete in order).
+      if (send_wait_mode_ == PpSendWait::deferred) send_wait_ = last_send_;
       return false;
     }
     // A combined step gathers no parameters: the first forward of every
@@ -301,8 +322,22 @@ void GpuProgram::emit_p2p(const StepUnit& su, Op& op) {
   op.bytes = static_cast<std::uint64_t>(plan_->p2p_bytes());
   if (send) {
     add_dep(op, pass_.input_id);
+    hold_compute_for_send(op.id, fwd);
   } else {
     pass_.input_id = op.id;
+  }
+}
+
+void GpuProgram::hold_compute_for_send(std::uint32_t send, bool forward) {
+  const std::size_t dir = forward ? 0 : 1;
+  switch (send_wait_mode_) {
+    case PpSendWait::blocking: send_wait_[dir] = send; break;
+    case PpSendWait::deferred:
+      send_wait_[dir] = last_send_[dir];
+      last_send_[dir] = send;
+      break;
+    case PpSendWait::automatic:
+    case PpSendWait::background: break;
   }
 }
 

@@ -95,6 +95,9 @@ class GpuProgram {
   void start_unit(const StepUnit& su);
   void emit_template(const OpTemplate& t, Op& op);
   void emit_p2p(const StepUnit& su, Op& op);
+  bool next_op(Op& op);  // next() before the pipeline-send waits
+  // Marks which compute op must wait for this send (training.pp_send_wait).
+  void hold_compute_for_send(std::uint32_t send, bool forward);
   // communication added around the templates
   void queue_gathers(const Unit& u, int slot, int layer);
   bool pop_gather(Op& op);
@@ -156,6 +159,12 @@ class GpuProgram {
   std::vector<int> offload_sync_;
   int offload_count_ = 0;
   std::uint32_t offload_wait_ = kNoOp, last_copy_ = kNoOp;
+  // Pipeline sends the compute stream waits for (training.pp_send_wait), per
+  // direction [forward | backward]: the send the next compute op waits for,
+  // and the last send (deferred: waited once the next one is posted).
+  PpSendWait send_wait_mode_ = PpSendWait::blocking;
+  std::array<std::uint32_t, 2> send_wait_{kNoOp, kNoOp};
+  std::array<std::uint32_t, 2> last_send_{kNoOp, kNoOp};
   // Fine-grained offloading: the forward's offload of each (layer,
   // micro-batch, slot) tensor still to be reloaded; a reload waits for it.
   struct HostCopy {

@@ -969,6 +969,12 @@ def build_experiment(row):
     if src == "torchtitan-benchmarks":
         # PyTorch SDPA's flash backend: FlashAttention-2 kernels, not cuDNN/FA3.
         train["attention"] = "flash2"
+        if pp > 1:
+            # torch.distributed.pipelining keeps its sends' works and waits on them at the step's end.
+            train["pp_send_wait"] = "background"
+    if src.startswith("bloom-176b") and pp > 1:
+        # DeepSpeed's PipelineEngine sends with dist.send: the next kernel waits for the receiver.
+        train["pp_send_wait"] = "blocking"
     if src == "llm-foundry-mpt-benchmarks":
         train["attention"] = llm_foundry_attention(row.model, row.short_gpu(), int(r["gpus"]))
     flex_backend = bridge_flex_backend(row)

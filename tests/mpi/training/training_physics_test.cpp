@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -823,6 +824,34 @@ TEST(TrainingPhysics, MoeDispatchSyncCostsOneIssuePerForwardDispatch) {
     EXPECT_NEAR(synced.step_time_s - free.step_time_s, layers * microbatches * issue_us * 1e-6, 1e-9)
         << issue_us << " us per issue";
   }
+}
+
+// training.pp_send_wait on four pipeline stages whose sends are slow (2 GB/s
+// NVLink: a micro-batch's 8 MiB of activations takes 4 ms or more): waiting
+// for every send before the next kernel (DeepSpeed, Megatron-Core's
+// non-interleaved 1F1B) lengthens the step by more than a send and by less
+// than every send of the binding stage; a wait deferred to the next send of
+// the same direction costs nothing while a send is shorter than a step; with
+// NVLink's own rate the sends barely matter.
+TEST(TrainingPhysics, BlockingPipelineSendsHoldTheSendersNextKernel) {
+  const int microbatches = 8;
+  auto with = [&](const char* wait, const char* nvlink_gbps) {
+    std::vector<std::string> o = pipeline(microbatches);
+    o.push_back(std::string("training.pp_send_wait=") + wait);
+    o.push_back(std::string("hardware.node.nvlink_bandwidth_gbps=") + nvlink_gbps);
+    return run(o).step_time_s;
+  };
+  const double send_bytes = 1024.0 * 4096 * 2;  // small-pipeline: 1,024 tokens x hidden 4,096 (pipeline()) x bf16
+  const double slowest_send_s = send_bytes / (2e9 * 0.5);  // at no less than half the 2 GB/s line rate
+  const double background = with("background", "2"), blocking = with("blocking", "2");
+  EXPECT_GT(blocking, background + send_bytes / 2e9);
+  EXPECT_LT(blocking, background + 2.0 * microbatches * slowest_send_s);
+  EXPECT_NEAR(with("deferred", "2"), background, 1e-12);
+  const double fast_background = with("background", "300"), fast_blocking = with("blocking", "300");
+  EXPECT_GE(fast_blocking, fast_background);
+  EXPECT_LT(fast_blocking, 1.005 * fast_background);
+  std::printf("pp_send_wait: background %.3f ms, blocking %.3f ms (sends >= %.3f ms); at 300 GB/s %.3f / %.3f ms\n",
+              background * 1e3, blocking * 1e3, send_bytes / 2e9 * 1e3, fast_background * 1e3, fast_blocking * 1e3);
 }
 
 // Megatron-Core's gradient-accumulation fusion points the linear layers'

@@ -350,6 +350,18 @@ TEST(ConfigTrainingParser, MoeRouterFusion) {
             "x.yaml:3: training.moe_router_fusion: expected true or false, found 'fused'");
 }
 
+TEST(ConfigTrainingParser, PpSendWait) {
+  auto parse = [](const std::string& extra) {
+    return parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n" + extra, "x.yaml", "training"));
+  };
+  EXPECT_EQ(parse("").pp_send_wait, models::PpSendWait::automatic);  // Megatron-Core's, by schedule
+  EXPECT_EQ(parse("pp_send_wait: blocking\n").pp_send_wait, models::PpSendWait::blocking);
+  EXPECT_EQ(parse("pp_send_wait: deferred\n").pp_send_wait, models::PpSendWait::deferred);
+  EXPECT_EQ(parse("pp_send_wait: background\n").pp_send_wait, models::PpSendWait::background);
+  EXPECT_EQ(config_error([&] { parse("pp_send_wait: async\n"); }),
+            "x.yaml:3: training.pp_send_wait: expected one of auto | blocking | deferred | background, found 'async'");
+}
+
 TEST(ConfigTrainingParser, OptimizerStates) {
   auto parse = [](const std::string& extra) {
     return parse_training(read_yaml_text("global_batch_size: 8\nseq_length: 8\n" + extra, "x.yaml", "training"));
