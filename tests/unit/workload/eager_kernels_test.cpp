@@ -16,10 +16,7 @@ namespace {
 using testing::Config;
 
 WorkloadPlan with_fusion(const Config& c, bool fused) {
-  const WorkloadPlan base = testing::make_plan(c);
-  TrainingSpec t = base.training();
-  t.fused_elementwise = fused;
-  return WorkloadPlan(base.model(), base.parallelism(), t);
+  return testing::make_plan_with(c, [fused](TrainingSpec& t) { t.fused_elementwise = fused; });
 }
 
 struct Totals {

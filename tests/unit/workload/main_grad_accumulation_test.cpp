@@ -16,11 +16,10 @@ using testing::Config;
 using testing::is_grad_reduce;
 
 WorkloadPlan plan_with(const Config& c, MainGradAccumulation mode, Dtype dtype = Dtype::bf16) {
-  const WorkloadPlan base = testing::make_plan(c);
-  TrainingSpec t = base.training();
-  t.main_grad_accumulation = mode;
-  t.dtype = dtype;
-  return WorkloadPlan(base.model(), base.parallelism(), t);
+  return testing::make_plan_with(c, [mode, dtype](TrainingSpec& t) {
+    t.main_grad_accumulation = mode;
+    t.dtype = dtype;
+  });
 }
 
 struct Accumulated {

@@ -13,10 +13,7 @@ namespace {
 using testing::Config;
 
 WorkloadPlan plan_with(const Config& c, PpSendWait wait) {
-  const WorkloadPlan base = testing::make_plan(c);
-  TrainingSpec t = base.training();
-  t.pp_send_wait = wait;
-  return WorkloadPlan(base.model(), base.parallelism(), t);
+  return testing::make_plan_with(c, [wait](TrainingSpec& t) { t.pp_send_wait = wait; });
 }
 
 bool depends_on(const Op& o, std::uint32_t id) {

@@ -72,6 +72,16 @@ inline WorkloadPlan make_plan(const Config& c) {
   return WorkloadPlan(m, p, t);
 }
 
+// make_plan(c) with its training spec changed by `tweak` (a key the Config
+// does not carry).
+template <typename Tweak>
+WorkloadPlan make_plan_with(const Config& c, Tweak tweak) {
+  const WorkloadPlan base = make_plan(c);
+  TrainingSpec t = base.training();
+  tweak(t);
+  return WorkloadPlan(base.model(), base.parallelism(), t);
+}
+
 // The data-parallel gradient reductions (ZeRO 0 all-reduces, ZeRO >= 1 reduce-scatters).
 inline bool is_grad_reduce(const Op& o) {
   return o.kind == OpKind::dp_grad_all_reduce || o.kind == OpKind::dp_grad_reduce_scatter;
