@@ -108,10 +108,10 @@ FlashKernel flash_kernel(AttentionKernel kernel);
 //   dgrad dA[M,K] = dC[M,N]·Bᵀ  → shape (M, K, N)
 //   wgrad dB[K,N] = Aᵀ·dC[M,N]  → shape (K, N, M)
 GemmShape gemm_dgrad_shape(GemmShape forward);
+GemmShape gemm_wgrad_shape(GemmShape forward);
 // HBM bytes of a GEMM's output: written once in the dtype, or read and written
 // at accumulate_bytes when it accumulates in place.
 double gemm_output_bytes(const GemmShape& s, Dtype dtype);
-GemmShape gemm_wgrad_shape(GemmShape forward);
 
 // Fraction of the seq_q × seq_kv score matrix a causal (bottom-right) mask
 // leaves; 1 when not causal. seq_q = seq_kv = s gives (s+1)/(2s); with a
