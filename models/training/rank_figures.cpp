@@ -1,5 +1,6 @@
 #include "models/training/rank_figures.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -8,6 +9,15 @@
 
 namespace pf::models::training {
 
+std::int64_t own_work_ps(const GpuFigures& f) { return f.busy_ps + f.host_wait_ps + f.offload_wait_ps; }
+
+bool binds_before(std::int64_t work_a, std::int64_t end_a, std::uint32_t gpu_a, std::int64_t work_b,
+                  std::int64_t end_b, std::uint32_t gpu_b) {
+  if (work_a != work_b) return work_a > work_b;
+  if (end_a != end_b) return end_a > end_b;
+  return gpu_a < gpu_b;
+}
+
 RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMapping& mapping, int rank,
                          const TrainingModel& model, const core::EngineStats& engine, double peak_rss_bytes) {
   RankFigures r;
@@ -15,13 +25,16 @@ RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMappin
   int shown = 0;
   for (const GpuExecutor& g : model.gpus()) {
     const auto gpu = static_cast<std::uint32_t>(g.gpu());
-    // GPUs come in ascending order: strict comparisons keep the lowest id on ties.
-    if (g.stats().end_ps > f.end_ps) {
-      f.end_ps = g.stats().end_ps;
-      f.end_gpu = gpu;
-      f.end_gpu_figures = {g.stats(), g.time().busy_ps(), g.time().exposed_ps(), g.time().comm_ps(),
-                           g.time().p2p_wait_ps(), g.time().host_wait_ps(), g.time().stretch_s(),
-                           g.time().offload_wait_ps()};
+    const std::int64_t end = g.stats().end_ps;
+    f.end_ps = std::max(f.end_ps, end);
+    GpuFigures figures{g.stats(), g.time().busy_ps(), g.time().exposed_ps(), g.time().comm_ps(),
+                       g.time().p2p_wait_ps(), g.time().host_wait_ps(), g.time().stretch_s(),
+                       g.time().offload_wait_ps()};
+    if (f.binding_end_ps < 0 || binds_before(own_work_ps(figures), end, gpu, own_work_ps(f.binding_figures),
+                                             f.binding_end_ps, f.binding_gpu)) {
+      f.binding_gpu = gpu;
+      f.binding_end_ps = end;
+      f.binding_figures = figures;
     }
     if (g.stats().longest_ps > f.longest.ps) f.longest = {g.stats().longest_ps, gpu, g.stats().longest};
     if (!g.finished() && shown++ < 8) r.stuck += (r.stuck.empty() ? "" : "; ") + g.stuck_description();

@@ -1,6 +1,7 @@
 // What one rank holds after the engine has run, reduced to what the merged
-// RunResult needs: its candidate for the binding GPU (its latest-ending GPU,
-// lowest id on ties) with that GPU's figures, its longest collective, its
+// RunResult needs: the latest end of its GPUs (the step), its candidate for
+// the binding GPU (binding_candidate below) with that GPU's figures, its
+// longest collective, its
 // engine and resource figures, what is stuck, and its share of the fault
 // figures. A runner all-gathers every rank's as bytes (encode/decode);
 // merge_results (result_merge.h) turns them into the one RunResult every rank
@@ -36,11 +37,24 @@ struct LongestOp {
   workload::Op op;
 };
 
+// How much of the step a GPU spent on its own work: compute, the host not
+// having issued a ready kernel, activation copies it waited for. Waiting on
+// peers (pipeline receives, collectives behind a slower member) is left out,
+// so the pipeline stage with the most work per micro-batch holds the largest.
+std::int64_t own_work_ps(const GpuFigures& f);
+
+// Whether a GPU (own work, end, id) binds the step ahead of another: more own
+// work, then the later end, then the lower id.
+bool binds_before(std::int64_t work_a, std::int64_t end_a, std::uint32_t gpu_a, std::int64_t work_b,
+                  std::int64_t end_b, std::uint32_t gpu_b);
+
 struct RankFigures {
   struct Fixed {
     std::int64_t end_ps = -1;   // the latest end of this rank's GPUs; -1: it simulated none
-    std::uint32_t end_gpu = 0;  // the lowest-id GPU ending then
-    GpuFigures end_gpu_figures;
+    // This rank's candidate for the binding GPU (binds_before over its GPUs).
+    std::uint32_t binding_gpu = 0;
+    std::int64_t binding_end_ps = -1;
+    GpuFigures binding_figures;
     LongestOp longest;
     core::EngineStats engine;   // this rank's (LpContext::local_stats)
     double peak_rss_bytes = 0;  // measured by the runner

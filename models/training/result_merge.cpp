@@ -38,17 +38,28 @@ void check_all_finished(const std::vector<RankFigures>& ranks) {
     throw SimulationError("training: the iteration deadlocked, GPUs never finished their programs: " + all);
 }
 
-// The binding GPU: the latest end, lowest id on ties; its rank's figures.
+// The binding GPU over every rank's candidate (binds_before: the most own
+// work, i.e. the slowest pipeline stage's slowest GPU; then the later end,
+// then the lower id); its rank's figures.
 const RankFigures& binding_rank(const std::vector<RankFigures>& ranks) {
   const RankFigures* best = nullptr;
   for (const RankFigures& r : ranks) {
-    if (r.fixed.end_ps < 0) continue;
-    if (best == nullptr || r.fixed.end_ps > best->fixed.end_ps ||
-        (r.fixed.end_ps == best->fixed.end_ps && r.fixed.end_gpu < best->fixed.end_gpu))
+    const RankFigures::Fixed& c = r.fixed;
+    if (c.end_ps < 0) continue;
+    if (best == nullptr || binds_before(own_work_ps(c.binding_figures), c.binding_end_ps, c.binding_gpu,
+                                        own_work_ps(best->fixed.binding_figures), best->fixed.binding_end_ps,
+                                        best->fixed.binding_gpu))
       best = &r;
   }
   if (best == nullptr) throw SimulationError("training: no rank simulated a GPU");
   return *best;
+}
+
+// When the last GPU finishes its last op: the step.
+std::int64_t step_end_ps(const std::vector<RankFigures>& ranks) {
+  std::int64_t end = -1;
+  for (const RankFigures& r : ranks) end = std::max(end, r.fixed.end_ps);
+  return end;
 }
 
 LongestCollective longest_collective(const std::vector<RankFigures>& ranks) {
@@ -166,11 +177,11 @@ RunResult merge_results(const TrainingSetup& setup, const partition::RankMapping
   const memory::PlanSummary& memory = setup.workload().memory;
   RunResult r;
   const RankFigures& binding = binding_rank(ranks);
-  r.binding_gpu = binding.fixed.end_gpu;
+  r.binding_gpu = binding.fixed.binding_gpu;
   r.binding_stage = layout.coords(static_cast<int>(r.binding_gpu)).pp;
-  r.step_time_s = static_cast<double>(binding.fixed.end_ps) * 1e-12;
+  r.step_time_s = static_cast<double>(step_end_ps(ranks)) * 1e-12;
 
-  const GpuFigures& f = binding.fixed.end_gpu_figures;
+  const GpuFigures& f = binding.fixed.binding_figures;
   r.forward_s = static_cast<double>(f.stats.phase_compute_ps[0]) * 1e-12;
   r.backward_s = static_cast<double>(f.stats.phase_compute_ps[1]) * 1e-12;
   r.optimizer_s = static_cast<double>(f.stats.phase_compute_ps[2]) * 1e-12;

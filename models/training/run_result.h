@@ -112,8 +112,10 @@ struct FaultImpact {
 
 struct RunResult {
   double step_time_s = 0;
-  // The binding GPU: the one whose last op finishes last (lowest id on ties);
-  // its pipeline stage is bottlenecks.binding_pp_stage.
+  // The binding GPU: the one with the most time on its own work (compute,
+  // host-bound, offload waits; not waiting on peers): the slowest pipeline
+  // stage's slowest GPU; the later end, then the lower id, on ties. Its
+  // pipeline stage is bottlenecks.binding_pp_stage.
   std::uint32_t binding_gpu = 0;
   int binding_stage = 0;
   // On the binding GPU (io/report/README.md: critical-path time per phase, on the slowest stage).

@@ -64,8 +64,15 @@ TEST(TrainingPhysics, OneFOneBBubbleIsPMinusOneOverM) {
     const double expected = 3.0 / m;                  // (p - 1) / m
     EXPECT_NEAR(r.bubble_s / ideal, expected, 0.02 * expected) << "m = " << m;
     EXPECT_NEAR(r.collective_exposed_s, 0.0, 1e-12);
-    // The bubble is time spent waiting on the pipeline, nothing else.
-    EXPECT_NEAR(r.p2p_wait_s, r.bubble_s, 1e-9);
+    // The bubble is the pipeline's fill and drain, nothing else. The binding
+    // stage is the last (the head's GEMMs and loss outweigh the first stage's
+    // embedding lookup): it waits on its receive until the first micro-batch
+    // has crossed the three stages before it, and after its last backward the
+    // three before it still drain theirs.
+    EXPECT_EQ(r.binding_stage, 3) << "m = " << m;
+    const double forward = r.forward_s / m, backward = r.backward_s / m;  // one micro-batch on one stage
+    EXPECT_NEAR(r.p2p_wait_s, 3 * forward, 0.02 * 3 * forward) << "m = " << m;
+    EXPECT_NEAR(r.bubble_s - r.p2p_wait_s, 3 * backward, 0.02 * 3 * backward) << "m = " << m;
   }
 }
 
