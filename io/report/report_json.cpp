@@ -134,6 +134,9 @@ ordered_json report_json(const RunResult& r, const models::ExperimentSpec& e, st
   j["binding_gpu"] = r.binding_gpu;
   j["p2p_wait_ms"] = r.p2p_wait_s * kMs;
   j["bubble_ms"] = r.bubble_s * kMs;
+  ordered_json stage_work = ordered_json::array();
+  for (const double s : r.pp_stage_work_s) stage_work.push_back(s * kMs);
+  j["pp_stage_work_ms"] = std::move(stage_work);
   j["host_bound_ms"] = r.host_bound_s * kMs;
   if (e.training.cpu_offload_layers > 0 || e.training.offload_modules.any()) {
     j["offload_wait_ms"] = r.offload_wait_s * kMs;

@@ -83,6 +83,11 @@ void phases(const ordered_json& r, Block& b) {
   }
   const std::string p2p = format("  (p2p wait %.3f ms)", num(r, "p2p_wait_ms"));
   timed("bubble", num(r, "bubble_ms"), p2p.c_str());
+  if (r.contains("pp_stage_work_ms") && r.at("pp_stage_work_ms").size() > 1) {
+    std::string stages;
+    for (const auto& w : r.at("pp_stage_work_ms")) stages += format("%s%.1f", stages.empty() ? "" : " ", w.get<double>());
+    b.row("stage work", stages + " ms  (each stage's slowest GPU: compute, host-bound, offload waits)");
+  }
 }
 
 void memory(const ordered_json& r, Block& b) {

@@ -22,6 +22,8 @@ RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMappin
                          const TrainingModel& model, const core::EngineStats& engine, double peak_rss_bytes) {
   RankFigures r;
   RankFigures::Fixed& f = r.fixed;
+  // The layout's stages, not parallelism.pp: an imported SimAI workload brings its own.
+  r.stage_work_ps.assign(static_cast<std::size_t>(setup.layout().group_size(workload::GroupKind::pp)), -1);
   int shown = 0;
   for (const GpuExecutor& g : model.gpus()) {
     const auto gpu = static_cast<std::uint32_t>(g.gpu());
@@ -30,6 +32,8 @@ RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMappin
     GpuFigures figures{g.stats(), g.time().busy_ps(), g.time().exposed_ps(), g.time().comm_ps(),
                        g.time().p2p_wait_ps(), g.time().host_wait_ps(), g.time().stretch_s(),
                        g.time().offload_wait_ps()};
+    std::int64_t& stage = r.stage_work_ps.at(static_cast<std::size_t>(setup.layout().coords(g.gpu()).pp));
+    stage = std::max(stage, own_work_ps(figures));
     if (f.binding_end_ps < 0 || binds_before(own_work_ps(figures), end, gpu, own_work_ps(f.binding_figures),
                                              f.binding_end_ps, f.binding_gpu)) {
       f.binding_gpu = gpu;
@@ -48,15 +52,39 @@ RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMappin
   return r;
 }
 
-// Layout: Fixed, the fault figure count (uint64) and the figures, the
-// registry's length (uint64) and bytes, then the stuck text to the end.
+namespace {
+
+void append_int64s(std::string& out, const std::vector<std::int64_t>& values) {
+  const std::uint64_t n = values.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(reinterpret_cast<const char*>(values.data()), n * sizeof(std::int64_t));
+}
+
+// Reads what append_int64s wrote at `at`, moving `at` past it.
+std::vector<std::int64_t> read_int64s(const std::string& bytes, std::size_t& at, const char* what) {
+  std::uint64_t n = 0;
+  if (bytes.size() - at < sizeof n) throw SimulationError(std::string("training: a rank's ") + what + " are truncated");
+  std::memcpy(&n, bytes.data() + at, sizeof n);
+  at += sizeof n;
+  if (n > (bytes.size() - at) / sizeof(std::int64_t))
+    throw SimulationError(std::string("training: a rank's ") + what + " are truncated");
+  std::vector<std::int64_t> values(n);
+  if (n > 0) std::memcpy(values.data(), bytes.data() + at, n * sizeof(std::int64_t));
+  at += n * sizeof(std::int64_t);
+  return values;
+}
+
+}  // namespace
+
+// Layout: Fixed; the fault figures and the stage work, each a count (uint64)
+// and its int64s; the registry's length (uint64) and bytes; then the stuck
+// text to the end.
 std::string encode(const RankFigures& figures) {
   static_assert(std::is_trivially_copyable_v<RankFigures::Fixed>);
-  const std::uint64_t n = figures.faults.size();
-  std::string out(sizeof(RankFigures::Fixed) + sizeof n + n * sizeof(std::int64_t), '\0');
+  std::string out(sizeof(RankFigures::Fixed), '\0');
   std::memcpy(out.data(), &figures.fixed, sizeof(RankFigures::Fixed));
-  std::memcpy(out.data() + sizeof(RankFigures::Fixed), &n, sizeof n);
-  if (n > 0) std::memcpy(out.data() + sizeof(RankFigures::Fixed) + sizeof n, figures.faults.data(), n * sizeof(std::int64_t));
+  append_int64s(out, figures.faults);
+  append_int64s(out, figures.stage_work_ps);
   const std::string registry = figures.figures.encode();
   const std::uint64_t length = registry.size();
   out.append(reinterpret_cast<const char*>(&length), sizeof length);
@@ -65,15 +93,11 @@ std::string encode(const RankFigures& figures) {
 
 RankFigures decode(const std::string& bytes) {
   RankFigures r;
-  std::uint64_t n = 0;
-  const std::size_t head = sizeof(RankFigures::Fixed) + sizeof n;
-  if (bytes.size() < head) throw SimulationError("training: a rank's figures are truncated");
+  if (bytes.size() < sizeof(RankFigures::Fixed)) throw SimulationError("training: a rank's figures are truncated");
   std::memcpy(&r.fixed, bytes.data(), sizeof(RankFigures::Fixed));
-  std::memcpy(&n, bytes.data() + sizeof(RankFigures::Fixed), sizeof n);
-  if (n > (bytes.size() - head) / sizeof(std::int64_t)) throw SimulationError("training: a rank's fault figures are truncated");
-  r.faults.resize(n);
-  if (n > 0) std::memcpy(r.faults.data(), bytes.data() + head, n * sizeof(std::int64_t));
-  std::size_t at = head + n * sizeof(std::int64_t);
+  std::size_t at = sizeof(RankFigures::Fixed);
+  r.faults = read_int64s(bytes, at, "fault figures");
+  r.stage_work_ps = read_int64s(bytes, at, "stage figures");
   std::uint64_t length = 0;
   if (bytes.size() - at < sizeof length) throw SimulationError("training: a rank's figures are truncated");
   std::memcpy(&length, bytes.data() + at, sizeof length);

@@ -61,6 +61,9 @@ struct RankFigures {
   } fixed;
   std::string stuck;                 // "; "-joined descriptions of up to 8 unfinished GPUs
   std::vector<std::int64_t> faults;  // fault_figures() (fault_impact.h); empty without faults
+  // Per pipeline stage, the most own work (own_work_ps) of this rank's GPUs
+  // in it; -1 where it simulated none of the stage's GPUs.
+  std::vector<std::int64_t> stage_work_ps;
   core::Statistics figures;          // what the engine, network and model published (core/statistics.h)
 };
 

@@ -55,6 +55,18 @@ const RankFigures& binding_rank(const std::vector<RankFigures>& ranks) {
   return *best;
 }
 
+// Each stage's most own work over every rank's GPUs in it.
+std::vector<double> stage_work(const std::vector<RankFigures>& ranks) {
+  std::vector<std::int64_t> most;
+  for (const RankFigures& r : ranks) {
+    if (most.size() < r.stage_work_ps.size()) most.resize(r.stage_work_ps.size(), -1);
+    for (std::size_t s = 0; s < r.stage_work_ps.size(); ++s) most[s] = std::max(most[s], r.stage_work_ps[s]);
+  }
+  std::vector<double> seconds;
+  for (const std::int64_t ps : most) seconds.push_back(static_cast<double>(std::max<std::int64_t>(ps, 0)) * 1e-12);
+  return seconds;
+}
+
 // When the last GPU finishes its last op: the step.
 std::int64_t step_end_ps(const std::vector<RankFigures>& ranks) {
   std::int64_t end = -1;
@@ -193,6 +205,7 @@ RunResult merge_results(const TrainingSetup& setup, const partition::RankMapping
   r.overlap_stretch_s = f.stretch_s;
   r.bubble_s = std::max(0.0, r.step_time_s - static_cast<double>(f.busy_ps + f.exposed_ps + f.host_wait_ps +
                                                                   f.offload_wait_ps) * 1e-12);
+  r.pp_stage_work_s = stage_work(ranks);
 
   r.tokens_per_iteration = static_cast<double>(e.training.global_batch_size * e.training.seq_length);
   r.model_flops = memory.model_flops;

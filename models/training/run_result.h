@@ -126,6 +126,9 @@ struct RunResult {
   double offload_wait_s = 0;  // compute idle on activation offload/reload copies (training.cpu_offload_layers)
   double overlap_stretch_s = 0;  // compute time lost to the SMs NCCL kernels held beside it (included in the phases)
   double bubble_s = 0;     // step - compute - exposed collectives - host_bound - offload wait (includes p2p_wait_s)
+  // Per pipeline stage, its slowest GPU's own work (compute, host-bound time,
+  // offload waits): the binding stage holds the largest.
+  std::vector<double> pp_stage_work_s;
 
   double tokens_per_iteration = 0;
   double model_flops = 0;     // per iteration, whole cluster, no recomputation

@@ -73,7 +73,34 @@ TEST(TrainingPhysics, OneFOneBBubbleIsPMinusOneOverM) {
     const double forward = r.forward_s / m, backward = r.backward_s / m;  // one micro-batch on one stage
     EXPECT_NEAR(r.p2p_wait_s, 3 * forward, 0.02 * 3 * forward) << "m = " << m;
     EXPECT_NEAR(r.bubble_s - r.p2p_wait_s, 3 * backward, 0.02 * 3 * backward) << "m = " << m;
+    // Its own work is its phases; every other stage's is less.
+    ASSERT_EQ(r.pp_stage_work_s.size(), 4u);
+    EXPECT_NEAR(r.pp_stage_work_s[3], r.forward_s + r.backward_s + r.optimizer_s, 1e-9);
+    for (int s = 0; s < 3; ++s) EXPECT_LT(r.pp_stage_work_s[s], r.pp_stage_work_s[3]) << "stage " << s;
   }
+}
+
+// A 131,072-token vocabulary puts the output layer's GEMMs and the loss on
+// the last stage: it binds the step, and the report shows its phases, its
+// extra work per stage and a bubble that is only the pipeline's fill and
+// drain, not the first stage's wait for it.
+TEST(TrainingPhysics, TheHeaviestPipelineStageBindsTheReport) {
+  auto o = pipeline(8);
+  for (std::string& s : o)
+    if (s == "model.vocab_size=64") s = "model.vocab_size=131072";
+  const RunResult r = run(o);
+  ASSERT_EQ(r.pp_stage_work_s.size(), 4u);
+  EXPECT_EQ(r.binding_stage, 3);
+  // The middle stages hold the same eight layers and nothing else.
+  EXPECT_NEAR(r.pp_stage_work_s[1], r.pp_stage_work_s[2], 1e-9 * r.pp_stage_work_s[1]);
+  const double head = r.pp_stage_work_s[3] - r.pp_stage_work_s[1];
+  EXPECT_GT(head, 0.05 * r.pp_stage_work_s[1]);  // 2 x 8,192 tokens x 4,096 x 131,072 x 3 GEMMs and more
+  // 1F1B over 8 micro-batches paced by the last stage: its own work plus
+  // three micro-batches of the stages before it (fill) and after its last
+  // backward (drain), each a layer stage's forward or backward.
+  const double ahead = 3 * r.pp_stage_work_s[1] / 8;
+  EXPECT_NEAR(r.step_time_s, r.pp_stage_work_s[3] + ahead, 0.03 * r.step_time_s);
+  EXPECT_NEAR(r.bubble_s, r.step_time_s - r.pp_stage_work_s[3], 1e-9);
 }
 
 TEST(TrainingPhysics, InterleavedBubbleIsPMinusOneOverVM) {

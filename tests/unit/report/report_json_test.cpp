@@ -28,7 +28,8 @@ TEST(ReportJson, HasEverySpecKeyInSpecOrderThenExtensions) {
       "step_time_ms", "forward_ms", "backward_ms", "optimizer_ms", "collective_total_ms", "collective_exposed_ms",
       "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "peak_memory_gb",
       "pp_stage_memory_gb", "memory", "oom", "bottlenecks", "uncertainty", "simulation", "config_sha256", "version"};
-  const std::vector<std::string> extensions = {"name", "gpus", "binding_gpu", "p2p_wait_ms", "bubble_ms", "host_bound_ms",
+  const std::vector<std::string> extensions = {"name", "gpus", "binding_gpu", "p2p_wait_ms", "bubble_ms", "pp_stage_work_ms",
+                                                  "host_bound_ms",
                                                   "overlap_stretch_ms", "slowest_gpu_factor", "lockstep_gpus"};
   std::vector<std::string> expected = spec;
   expected.insert(expected.end(), extensions.begin(), extensions.end());
@@ -117,6 +118,7 @@ TEST(ReportJson, DerivedFiguresFollowTheirDefinitions) {
   EXPECT_EQ(j["name"], "sample-64");
   EXPECT_EQ(j["binding_gpu"].get<int>(), 17);
   EXPECT_DOUBLE_EQ(j["bubble_ms"].get<double>(), 130.0);
+  EXPECT_EQ(j["pp_stage_work_ms"], (nlohmann::ordered_json{1210.5, 1220.25, 1300.0, 1250.75}));
 }
 
 TEST(ReportJson, OomIsNullWhenThePlanFitsAndAnObjectWhenItDoesNot) {

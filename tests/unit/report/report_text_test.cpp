@@ -33,6 +33,7 @@ TEST(ReportText, ShowsTheJsonNumbers) {
   has(fmt("%.3f ms", j["collective_total_ms"].get<double>()));
   has(fmt("%.3f ms", j["collective_exposed_ms"].get<double>()));
   has(fmt("%.3f ms", j["bubble_ms"].get<double>()));
+  has("1210.5 1220.2 1300.0 1250.8 ms");  // each stage's work, the binding stage's the largest
   has(fmt("%.0f", j["tokens_per_s"].get<double>()));                     // 2097152
   has(fmt("%.1f %%", 100 * j["mfu"].get<double>()));                     // 48.1 %
   has(fmt("HFU %.1f %%", 100 * j["hfu"].get<double>()));
