@@ -11,11 +11,10 @@ namespace pf::models::training {
 
 std::int64_t own_work_ps(const GpuFigures& f) { return f.busy_ps + f.host_wait_ps + f.offload_wait_ps; }
 
-bool binds_before(std::int64_t work_a, std::int64_t end_a, std::uint32_t gpu_a, std::int64_t work_b,
-                  std::int64_t end_b, std::uint32_t gpu_b) {
-  if (work_a != work_b) return work_a > work_b;
-  if (end_a != end_b) return end_a > end_b;
-  return gpu_a < gpu_b;
+bool BindingKey::binds_before(const BindingKey& other) const {
+  if (work_ps != other.work_ps) return work_ps > other.work_ps;
+  if (end_ps != other.end_ps) return end_ps > other.end_ps;
+  return gpu < other.gpu;
 }
 
 RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMapping& mapping, int rank,
@@ -32,12 +31,11 @@ RankFigures rank_figures(const TrainingSetup& setup, const partition::RankMappin
     GpuFigures figures{g.stats(), g.time().busy_ps(), g.time().exposed_ps(), g.time().comm_ps(),
                        g.time().p2p_wait_ps(), g.time().host_wait_ps(), g.time().stretch_s(),
                        g.time().offload_wait_ps()};
+    const BindingKey key{own_work_ps(figures), end, gpu};
     std::int64_t& stage = r.stage_work_ps.at(static_cast<std::size_t>(setup.layout().coords(g.gpu()).pp));
-    stage = std::max(stage, own_work_ps(figures));
-    if (f.binding_end_ps < 0 || binds_before(own_work_ps(figures), end, gpu, own_work_ps(f.binding_figures),
-                                             f.binding_end_ps, f.binding_gpu)) {
-      f.binding_gpu = gpu;
-      f.binding_end_ps = end;
+    stage = std::max(stage, key.work_ps);
+    if (key.binds_before(f.binding)) {
+      f.binding = key;
       f.binding_figures = figures;
     }
     if (g.stats().longest_ps > f.longest.ps) f.longest = {g.stats().longest_ps, gpu, g.stats().longest};

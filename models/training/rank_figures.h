@@ -1,11 +1,11 @@
 // What one rank holds after the engine has run, reduced to what the merged
 // RunResult needs: the latest end of its GPUs (the step), its candidate for
-// the binding GPU (binding_candidate below) with that GPU's figures, its
-// longest collective, its
-// engine and resource figures, what is stuck, and its share of the fault
-// figures. A runner all-gathers every rank's as bytes (encode/decode);
-// merge_results (result_merge.h) turns them into the one RunResult every rank
-// agrees on, and local_rows() adds the rows only this rank has.
+// the binding GPU (BindingKey below) with that GPU's figures, its longest
+// collective, its engine and resource figures, what is stuck, and its share
+// of the fault figures. A runner all-gathers every rank's as bytes
+// (encode/decode); merge_results (result_merge.h) turns them into the one
+// RunResult every rank agrees on, and local_rows() adds the rows only this
+// rank has.
 #pragma once
 
 #include <cstdint>
@@ -43,17 +43,19 @@ struct LongestOp {
 // so the pipeline stage with the most work per micro-batch holds the largest.
 std::int64_t own_work_ps(const GpuFigures& f);
 
-// Whether a GPU (own work, end, id) binds the step ahead of another: more own
-// work, then the later end, then the lower id.
-bool binds_before(std::int64_t work_a, std::int64_t end_a, std::uint32_t gpu_a, std::int64_t work_b,
-                  std::int64_t end_b, std::uint32_t gpu_b);
+// What ranks GPUs as the binding one: more own work, then the later end,
+// then the lower id.
+struct BindingKey {
+  std::int64_t work_ps = -1;  // own_work_ps; -1: no GPU yet
+  std::int64_t end_ps = -1;
+  std::uint32_t gpu = 0;
+  bool binds_before(const BindingKey& other) const;
+};
 
 struct RankFigures {
   struct Fixed {
     std::int64_t end_ps = -1;   // the latest end of this rank's GPUs; -1: it simulated none
-    // This rank's candidate for the binding GPU (binds_before over its GPUs).
-    std::uint32_t binding_gpu = 0;
-    std::int64_t binding_end_ps = -1;
+    BindingKey binding;  // this rank's candidate for the binding GPU
     GpuFigures binding_figures;
     LongestOp longest;
     core::EngineStats engine;   // this rank's (LpContext::local_stats)

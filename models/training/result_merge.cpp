@@ -38,18 +38,14 @@ void check_all_finished(const std::vector<RankFigures>& ranks) {
     throw SimulationError("training: the iteration deadlocked, GPUs never finished their programs: " + all);
 }
 
-// The binding GPU over every rank's candidate (binds_before: the most own
+// The binding GPU over every rank's candidate (BindingKey: the most own
 // work, i.e. the slowest pipeline stage's slowest GPU; then the later end,
 // then the lower id); its rank's figures.
 const RankFigures& binding_rank(const std::vector<RankFigures>& ranks) {
   const RankFigures* best = nullptr;
   for (const RankFigures& r : ranks) {
-    const RankFigures::Fixed& c = r.fixed;
-    if (c.end_ps < 0) continue;
-    if (best == nullptr || binds_before(own_work_ps(c.binding_figures), c.binding_end_ps, c.binding_gpu,
-                                        own_work_ps(best->fixed.binding_figures), best->fixed.binding_end_ps,
-                                        best->fixed.binding_gpu))
-      best = &r;
+    if (r.fixed.end_ps < 0) continue;
+    if (best == nullptr || r.fixed.binding.binds_before(best->fixed.binding)) best = &r;
   }
   if (best == nullptr) throw SimulationError("training: no rank simulated a GPU");
   return *best;
@@ -189,7 +185,7 @@ RunResult merge_results(const TrainingSetup& setup, const partition::RankMapping
   const memory::PlanSummary& memory = setup.workload().memory;
   RunResult r;
   const RankFigures& binding = binding_rank(ranks);
-  r.binding_gpu = binding.fixed.binding_gpu;
+  r.binding_gpu = binding.fixed.binding.gpu;
   r.binding_stage = layout.coords(static_cast<int>(r.binding_gpu)).pp;
   r.step_time_s = static_cast<double>(step_end_ps(ranks)) * 1e-12;
 
