@@ -269,6 +269,10 @@ void run_calibrate(const CalibrateOptions& o, CommandContext& ctx) {
   if (o.data.empty() == o.nccl_tests.empty())
     throw ConfigError("calibrate: expected --data (kernel tables) or --nccl-tests (collective tables), found " +
                       std::string(o.data.empty() ? "neither" : "both"));
+  // Standard output carries the fit report, which would run into the YAML.
+  if (destination_of(o.output) == Destination::standard_output)
+    throw ConfigError("calibrate -o: expected a file for the calibrated YAML, found standard output (" + o.output +
+                      "), which carries the fit report");
   // The fit of a large table takes a while: an unwritable -o is found first.
   run_on_root_agreed(core::Communicator::world(), [&] { probe_output_files({{o.output, "calibrate -o"}}); });
   if (!o.nccl_tests.empty()) {

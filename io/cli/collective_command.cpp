@@ -132,23 +132,23 @@ std::uint64_t element_count(Op op, std::uint64_t bytes, int gpus, int type_bytes
   return op == Op::all_gather || op == Op::reduce_scatter || op == Op::all_to_all ? elements / n : elements;
 }
 
-void print_table(const CollectiveOptions& o, const config::ClusterSpec& spec, Op op,
-                 int gpus, double overhead_us, const std::vector<Row>& rows, int ranks) {
+void print_table(std::FILE* out, const CollectiveOptions& o, const config::ClusterSpec& spec, Op op, int gpus,
+                 double overhead_us, const std::vector<Row>& rows, int ranks) {
   const auto& sim = spec.simulation;
-  std::printf("# preflight collective: %s on %d GPUs (%d per server), %s network, chunk %lld B, nvlink %s\n",
+  std::fprintf(out, "# preflight collective: %s on %d GPUs (%d per server), %s network, chunk %lld B, nvlink %s\n",
               models::collective::to_string(op), gpus, spec.hardware.node.gpus_per_node,
               models::network::to_string(sim.network), static_cast<long long>(sim.chunk_bytes), o.nvlink.c_str());
-  std::printf("# %d MPI rank(s), partition %s, sync %s; collective model %s; communication_overhead_us %g added to every time\n",
+  std::fprintf(out, "# %d MPI rank(s), partition %s, sync %s; collective model %s; communication_overhead_us %g added to every time\n",
               ranks, partition::to_string(sim.partition), sim.sync == models::SyncMode::window ? "window" : "null_message",
               sim.collective_model == models::CollectiveModel::nccl ? "nccl (NCCL 2.30.7 tuning constants)" : "links",
               overhead_us);
   if (o.launch_us > 0)
-    std::printf("# host: %d GPU(s) per thread (nccl-tests -g), %g us to launch each: every time at least %g us\n",
+    std::fprintf(out, "# host: %d GPU(s) per thread (nccl-tests -g), %g us to launch each: every time at least %g us\n",
                 o.gpus_per_thread, o.launch_us, o.gpus_per_thread * o.launch_us);
-  std::printf("#\n#%74s%35s\n", "out-of-place", "in-place");
-  std::printf("#%11s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root",
+  std::fprintf(out, "#\n#%74s%35s\n", "out-of-place", "in-place");
+  std::fprintf(out, "#%11s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root",
               "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-  std::printf("#%11s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)",
+  std::fprintf(out, "#%11s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)",
               "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   const double factor = models::collective::bus_factor(op, gpus);
   const int type_bytes = dtype_bytes(o.dtype);
@@ -158,23 +158,23 @@ void print_table(const CollectiveOptions& o, const config::ClusterSpec& spec, Op
     const double alg = gbps(r.bytes, r.time_us);
     // Out of place and in place run the same simulation; #wrong is N/A as
     // in nccl-tests without data checks (-c 0).
-    std::printf("%12llu %13llu %9s %7s %7d %8.2f %7.2f %7.2f %6s %8.2f %7.2f %7.2f %6s\n",
+    std::fprintf(out, "%12llu %13llu %9s %7s %7d %8.2f %7.2f %7.2f %6s %8.2f %7.2f %7.2f %6s\n",
                 static_cast<unsigned long long>(r.bytes),
                 static_cast<unsigned long long>(element_count(op, r.bytes, gpus, type_bytes)), o.dtype.c_str(), redop,
                 root, r.time_us, alg, alg * factor, "N/A", r.time_us, alg, alg * factor, "N/A");
   }
-  std::printf("# Avg bus bandwidth    : %g\n", [&] {
+  std::fprintf(out, "# Avg bus bandwidth    : %g\n", [&] {
     double sum = 0;
     for (const Row& r : rows) sum += gbps(r.bytes, r.time_us) * factor;
     return rows.empty() ? 0.0 : sum / static_cast<double>(rows.size());
   }());
-  std::printf("#\n# preflight's choices:\n#%11s %-13s %-7s %4s %12s\n", "size", "algo", "proto", "ch", "events");
+  std::fprintf(out, "#\n# preflight's choices:\n#%11s %-13s %-7s %4s %12s\n", "size", "algo", "proto", "ch", "events");
   for (const Row& r : rows) {
-    std::printf("#%11llu %-13s %-7s %4d %12llu\n", static_cast<unsigned long long>(r.bytes),
+    std::fprintf(out, "#%11llu %-13s %-7s %4d %12llu\n", static_cast<unsigned long long>(r.bytes),
                 models::collective::to_string(r.result.algo), models::collective::to_string(r.result.proto),
                 r.result.channels, static_cast<unsigned long long>(r.result.stats.committed_events));
   }
-  std::fflush(stdout);
+  std::fflush(out);
 }
 
 void write_json(const CollectiveOptions& o, const config::ClusterSpec& spec, const CollectiveBench& bench, Op op,
@@ -301,8 +301,10 @@ void run_collective(const CollectiveOptions& given, CommandContext& ctx) {
   }
   progress.finish();
   if (!ctx.is_root()) return;
-  print_table(o, spec, *op, c.gpus, overhead_us, rows, world.size());
-  std::printf("# partition: %s\n", partition::summarize(bench.mapping().report).c_str());
+  std::FILE* text = text_stream({o.json_path});  // stderr when --json -
+  print_table(text, o, spec, *op, c.gpus, overhead_us, rows, world.size());
+  std::fprintf(text, "# partition: %s\n", partition::summarize(bench.mapping().report).c_str());
+  std::fflush(text);
   if (!o.json_path.empty()) write_json(o, spec, bench, *op, c.gpus, overhead_us, rows, world.size());
 }
 

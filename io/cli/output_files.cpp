@@ -1,9 +1,11 @@
 #include "io/cli/output_files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -46,8 +48,30 @@ std::string write_whole(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+Destination destination_of(const std::string& path) {
+  if (path == "-") return Destination::standard_output;
+  struct stat target {};
+  if (::stat(path.c_str(), &target) != 0) return Destination::staged;  // none yet (or unreachable: the probe says why)
+  struct stat out {};
+  if (::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == target.st_dev && out.st_ino == target.st_ino)
+    return Destination::standard_output;
+  if (S_ISREG(target.st_mode) || S_ISDIR(target.st_mode)) return Destination::staged;
+  return Destination::in_place;
+}
+
+std::FILE* text_stream(std::initializer_list<std::string> outputs) {
+  for (const std::string& path : outputs)
+    if (!path.empty() && destination_of(path) == Destination::standard_output) return stderr;
+  return stdout;
+}
+
 StagedFile::StagedFile(std::string path, const std::string& text, std::string what)
-    : path_(std::move(path)), what_(std::move(what)) {
+    : path_(std::move(path)), what_(std::move(what)), destination_(destination_of(path_)) {
+  if (destination_ != Destination::staged) {
+    held_text_ = text;
+    pending_ = true;
+    return;
+  }
   create_parent(path_, what_);
   const std::string tmp = path_ + ".tmp";
   if (const std::string cause = write_whole(tmp, text); !cause.empty()) {
@@ -59,16 +83,33 @@ StagedFile::StagedFile(std::string path, const std::string& text, std::string wh
 }
 
 StagedFile::StagedFile(StagedFile&& other) noexcept
-    : path_(std::move(other.path_)), what_(std::move(other.what_)), pending_(std::exchange(other.pending_, false)) {}
+    : path_(std::move(other.path_)),
+      what_(std::move(other.what_)),
+      destination_(other.destination_),
+      held_text_(std::move(other.held_text_)),
+      pending_(std::exchange(other.pending_, false)) {}
 
 StagedFile::~StagedFile() {
-  if (!pending_) return;
+  if (!pending_ || destination_ != Destination::staged) return;
   std::error_code ec;
   fs::remove(path_ + ".tmp", ec);
 }
 
 void StagedFile::commit() {
   if (!pending_) return;
+  if (destination_ == Destination::standard_output) {
+    pending_ = false;
+    std::fflush(stdout);
+    errno = 0;
+    std::fwrite(held_text_.data(), 1, held_text_.size(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) cannot_write(what_, path_, std::strerror(errno ? errno : EIO));
+    return;
+  }
+  if (destination_ == Destination::in_place) {
+    pending_ = false;
+    if (const std::string cause = write_whole(path_, held_text_); !cause.empty()) cannot_write(what_, path_, cause);
+    return;
+  }
   std::error_code ec;
   fs::rename(path_ + ".tmp", path_, ec);
   if (ec) cannot_write(what_, path_, ec.message());  // the destructor removes PATH.tmp
@@ -82,6 +123,12 @@ void write_file_atomically(const std::string& path, const std::string& text, con
 void probe_output_files(const std::vector<OutputFile>& files) {
   for (const OutputFile& f : files) {
     if (f.path.empty()) continue;
+    const Destination d = destination_of(f.path);
+    if (d == Destination::standard_output) continue;
+    if (d == Destination::in_place) {
+      if (::access(f.path.c_str(), W_OK) != 0) cannot_write(f.what, f.path, std::strerror(errno));
+      continue;
+    }
     create_parent(f.path, f.what);
     std::error_code ec;
     if (fs::is_directory(f.path, ec)) cannot_write(f.what, f.path, "it is a directory");

@@ -1,11 +1,15 @@
 // How the commands write their output files (io/cli/README.md, "Output files"):
 // probed before any simulation starts, written under FILE.tmp and renamed, so
-// that a file under its final name is always complete, and a failure on the
+// that a file under its final name is always complete (a destination that is
+// a stream or device, /dev/stdout or a FIFO, is written as it is: a rename
+// would replace the device node), and a failure on the
 // writing rank is a failure on every rank (nobody waits in a collective for a
 // rank that has given up).
 #pragma once
 
+#include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -20,12 +24,31 @@ struct OutputFile {
   std::string what;
 };
 
+// Where an output goes, which decides how it is written:
+//  - staged: a regular file, or none yet: written under PATH.tmp and renamed;
+//  - in_place: PATH exists, following links, as something other than a
+//    regular file or a directory (a terminal, pipe, FIFO, socket, device:
+//    /dev/null, /dev/full): opened and written as it is, since a rename
+//    would replace the device node or link;
+//  - standard_output: PATH is "-", or the very file this process's standard
+//    output is (/dev/stdout, /proc/self/fd/1, or the file the shell
+//    redirected stdout into): written through stdout after what it already
+//    holds, never reopened (O_TRUNC would erase it).
+enum class Destination { staged, in_place, standard_output };
+Destination destination_of(const std::string& path);
+
+// Where a command prints its text for people: stdout, or stderr where one of
+// `outputs` is standard output (`--json - | jq` then reads the JSON alone).
+std::FILE* text_stream(std::initializer_list<std::string> outputs);
+
 // A file written now under PATH.tmp and published as PATH by commit(); one
 // not committed is removed when the object goes (so that outputs written
 // together, a report and its timeline, appear together or not at all).
 // Creating the parent folder or writing (a full disk included) failing throws
 // pf::ConfigError "<what>: cannot write PATH: <cause>" and leaves no PATH.tmp;
-// PATH is left as it was until commit().
+// PATH is left as it was until commit(). An in_place or standard_output
+// destination holds the text and commit() writes it; a failed write there
+// (ENOSPC on /dev/full) throws the same error.
 class StagedFile {
  public:
   StagedFile(std::string path, const std::string& text, std::string what);
@@ -38,6 +61,8 @@ class StagedFile {
 
  private:
   std::string path_, what_;
+  Destination destination_ = Destination::staged;
+  std::string held_text_;  // what commit() writes where the destination is not staged
   bool pending_ = false;
 };
 
@@ -45,7 +70,9 @@ class StagedFile {
 void write_file_atomically(const std::string& path, const std::string& text, const char* what);
 
 // Checks that each file can be written, before the work that produces it:
-// creates its parent folder, creates and removes PATH.tmp. Throws
+// creates its parent folder, creates and removes PATH.tmp (an in_place
+// destination is checked for write permission only: opening a FIFO with no
+// reader would block; standard output is not checked). Throws
 // pf::ConfigError "<what>: cannot write PATH: <cause>" for the first that
 // cannot. Empty paths are skipped.
 void probe_output_files(const std::vector<OutputFile>& files);

@@ -105,13 +105,14 @@ void run_phold(const PholdOptions& o, CommandContext& ctx) {
   j["queue_bytes_per_pending_event"] = bytes_per_pending;
   j["peak_memory_mb_per_rank"] = peak_mb;
 
+  std::FILE* out = text_stream({o.json_path});  // stderr when --json -
   for (const auto& [key, value] : j.items()) {
     if (value.is_string())
-      std::printf("%s: %s\n", key.c_str(), value.get<std::string>().c_str());
+      std::fprintf(out, "%s: %s\n", key.c_str(), value.get<std::string>().c_str());
     else
-      std::printf("%s: %s\n", key.c_str(), value.dump().c_str());
+      std::fprintf(out, "%s: %s\n", key.c_str(), value.dump().c_str());
   }
-  std::fflush(stdout);
+  std::fflush(out);
   if (!o.json_path.empty()) {
     write_file_atomically(o.json_path, j.dump(2) + "\n", "--json");
   }

@@ -160,8 +160,10 @@ void run_run(const RunCommandOptions& o, CommandContext& ctx) {
   // timeline write leaves an earlier run's outputs as they were.
   std::vector<StagedFile> reports;
   run_on_root_agreed(world, [&] {
-    std::fputs(report::report_text(report, result.figures).c_str(), stdout);
-    std::fflush(stdout);
+    // The text report steps aside to stderr when the JSON goes to stdout (`--report-json - | jq`).
+    std::FILE* text = text_stream({extra_report});
+    std::fputs(report::report_text(report, result.figures).c_str(), text);
+    std::fflush(text);
     reports.emplace_back(report_path, report.dump(2) + "\n", "output.dir");
     if (!extra_report.empty()) reports.emplace_back(extra_report, report.dump(2) + "\n", "--report-json");
   });
@@ -202,7 +204,9 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--set", options->overrides, "override a configuration key: --set parallelism.tp=4 (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--out", options->out_dir, "output directory (default: output.dir of the experiment)");
-  cmd->add_option("--report-json", options->report_json, "also write the JSON report to this file");
+  cmd->add_option("--report-json", options->report_json,
+                  "also write the JSON report to this file (- for standard output; the text report then goes to "
+                  "stderr)");
   cmd->add_flag("--no-timeline", options->no_timeline, "do not write timeline.h5");
   cmd->add_flag("--baseline", options->baseline,
                "also simulate the experiment without its faults: the report says what the faults add");

@@ -109,8 +109,9 @@ void run_sweep_command(const SweepOptions& o, CommandContext& ctx) {
   table.jobs_per_run = options.jobs_per_run;
   ctx.exit_code = run.simulation_failed ? 1 : 0;
   if (!ctx.is_root()) return;
-  std::fputs(sweep::format_table(table).c_str(), stdout);
-  std::fflush(stdout);
+  std::FILE* text = text_stream({o.csv_path, o.json_path});  // stderr when --csv - or --json -
+  std::fputs(sweep::format_table(table).c_str(), text);
+  std::fflush(text);
   if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep::format_csv(table), "--csv");
   if (!o.json_path.empty()) write_file_atomically(o.json_path, sweep::sweep_json(table).dump(2) + "\n", "--json");
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -24,36 +25,56 @@ struct TraceOptions {
   timeline::TraceRequest request;
 };
 
+// Writes the trace to `out`; false where the stream failed (a full disk).
+bool write_trace(const timeline::TimelineReader& reader, const TraceOptions& o, std::ostream& out,
+                 timeline::TraceStats& stats) {
+  stats = timeline::write_chrome_trace(reader, o.request, out);
+  out.flush();
+  return static_cast<bool>(out);
+}
+
 void export_trace(const TraceOptions& o) {
   probe_output_files({{o.output, "-o"}});
   const timeline::TimelineReader reader(o.timeline);
-  // Written next to the destination and renamed: a failed export leaves no
-  // truncated trace.json that a viewer would half-load.
-  const std::string temp = o.output + ".tmp";
   timeline::TraceStats stats;
-  std::error_code ec;
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw ConfigError("-o: cannot write " + o.output);
-    try {
-      stats = timeline::write_chrome_trace(reader, o.request, out);
-    } catch (...) {
-      out.close();
-      std::filesystem::remove(temp, ec);
-      throw;
+  const Destination destination = destination_of(o.output);
+  if (destination == Destination::standard_output) {
+    std::fflush(stdout);
+    if (!write_trace(reader, o, std::cout, stats)) throw ConfigError("-o: cannot write " + o.output);
+  } else if (destination == Destination::in_place) {
+    // A device, pipe or FIFO: written as it is (a rename would replace it).
+    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+    if (!out || !write_trace(reader, o, out, stats)) throw ConfigError("-o: cannot write " + o.output);
+  } else {
+    // Written next to the destination and renamed: a failed export leaves no
+    // truncated trace.json that a viewer would half-load.
+    const std::string temp = o.output + ".tmp";
+    std::error_code ec;
+    {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      if (!out) throw ConfigError("-o: cannot write " + o.output);
+      bool written = false;
+      try {
+        written = write_trace(reader, o, out, stats);
+      } catch (...) {
+        out.close();
+        std::filesystem::remove(temp, ec);
+        throw;
+      }
+      if (!written) {
+        out.close();
+        std::filesystem::remove(temp, ec);
+        throw ConfigError("-o: cannot write " + o.output + " (disk full?)");
+      }
     }
-    out.flush();
-    if (!out) {
-      out.close();
-      std::filesystem::remove(temp, ec);
-      throw ConfigError("-o: cannot write " + o.output + " (disk full?)");
-    }
+    std::filesystem::rename(temp, o.output, ec);
+    if (ec) throw ConfigError("-o: cannot rename " + temp + " to " + o.output + ": " + ec.message());
   }
-  std::filesystem::rename(temp, o.output, ec);
-  if (ec) throw ConfigError("-o: cannot rename " + temp + " to " + o.output + ": " + ec.message());
-  std::printf("trace: %llu events of %u GPUs -> %s\n", static_cast<unsigned long long>(stats.events), stats.gpus,
-              o.output.c_str());
-  std::fflush(stdout);
+  // On stderr when the trace itself went to stdout (a pipe into jq).
+  std::FILE* summary = destination == Destination::standard_output ? stderr : stdout;
+  std::fprintf(summary, "trace: %llu events of %u GPUs -> %s\n", static_cast<unsigned long long>(stats.events),
+               stats.gpus, o.output.c_str());
+  std::fflush(summary);
 }
 
 // Rank 0 exports; every rank then exits with rank 0's status and message

@@ -61,35 +61,36 @@ nlohmann::ordered_json to_json(const models::memory::PlanSummary& s, const State
   return j;
 }
 
-void print_text(const models::ExperimentSpec& e, const models::memory::PlanSummary& s, const StateBytes& b) {
+void print_text(std::FILE* out, const models::ExperimentSpec& e, const models::memory::PlanSummary& s,
+                const StateBytes& b) {
   const auto& p = e.parallelism;
-  std::printf("experiment: %s\n", e.name.c_str());
-  std::printf("gpus: %d = tp %d x pp %d x dp %d x cp %d (ep %d, zero %d)\n", e.gpu_count(), p.tp, p.pp, p.dp, p.cp,
+  std::fprintf(out, "experiment: %s\n", e.name.c_str());
+  std::fprintf(out, "gpus: %d = tp %d x pp %d x dp %d x cp %d (ep %d, zero %d)\n", e.gpu_count(), p.tp, p.pp, p.dp, p.cp,
               p.ep, p.zero_stage);
-  std::printf("parameters: %.3f B (active per token: %.3f B)\n", static_cast<double>(s.parameters) / 1e9,
+  std::fprintf(out, "parameters: %.3f B (active per token: %.3f B)\n", static_cast<double>(s.parameters) / 1e9,
               static_cast<double>(s.active_parameters) / 1e9);
-  std::printf("model_flops per iteration: %.4g PFLOP\n", s.model_flops / 1e15);
-  std::printf("hardware_flops per iteration: %.4g PFLOP (with recomputation)\n", s.hardware_flops / 1e15);
-  std::printf("memory per pipeline stage (GiB):");
-  for (double gb : s.pp_stage_memory_gb) std::printf(" %.2f", gb);
-  std::printf("\nheaviest stage %d: parameters %.2f + gradients %.2f + optimizer %.2f + activations %.2f + "
+  std::fprintf(out, "model_flops per iteration: %.4g PFLOP\n", s.model_flops / 1e15);
+  std::fprintf(out, "hardware_flops per iteration: %.4g PFLOP (with recomputation)\n", s.hardware_flops / 1e15);
+  std::fprintf(out, "memory per pipeline stage (GiB):");
+  for (double gb : s.pp_stage_memory_gb) std::fprintf(out, " %.2f", gb);
+  std::fprintf(out, "\nheaviest stage %d: parameters %.2f + gradients %.2f + optimizer %.2f + activations %.2f + "
               "buffers %.2f = %.2f GiB\n",
               s.binding_stage, s.parameters_gb, s.gradients_gb, s.optimizer_gb, s.activations_gb, s.comm_buffers_gb,
               s.peak_memory_gb);
-  std::printf("model state per parameter: weights %d + gradients %d + optimizer %d bytes before ZeRO stage %d shards "
+  std::fprintf(out, "model state per parameter: weights %d + gradients %d + optimizer %d bytes before ZeRO stage %d shards "
               "them (training.grad_reduce_dtype, training.optimizer_states)\n",
               b.weights, b.gradients, b.optimizer, p.zero_stage);
   if (s.host_activations_gb > 0)
-    std::printf("activations in host memory: %.2f GiB per GPU (activation offloading)\n", s.host_activations_gb);
+    std::fprintf(out, "activations in host memory: %.2f GiB per GPU (activation offloading)\n", s.host_activations_gb);
   if (s.host_oom)
-    std::printf("host memory does NOT fit the offloaded activations: %.2f GiB of %.2f GiB per GPU (%.2f GiB over, "
+    std::fprintf(out, "host memory does NOT fit the offloaded activations: %.2f GiB of %.2f GiB per GPU (%.2f GiB over, "
                 "hardware.node.host_memory_gb)\n",
                 s.host_oom->required_gb, s.host_oom->capacity_gb, s.host_oom->excess_gb);
   if (s.oom)
-    std::printf("does NOT fit: needs %.2f GiB of %.2f GiB (%.2f GiB over)\n", s.oom->required_gb, s.oom->capacity_gb,
+    std::fprintf(out, "does NOT fit: needs %.2f GiB of %.2f GiB (%.2f GiB over)\n", s.oom->required_gb, s.oom->capacity_gb,
                 s.oom->excess_gb);
   else if (!s.host_oom)
-    std::printf("fits: %.2f of %.2f GiB\n", s.peak_memory_gb, e.hardware.gpu.memory_gb);
+    std::fprintf(out, "fits: %.2f of %.2f GiB\n", s.peak_memory_gb, e.hardware.gpu.memory_gb);
 }
 
 void run_validate(const ValidateOptions& o, CommandContext& ctx) {
@@ -102,7 +103,7 @@ void run_validate(const ValidateOptions& o, CommandContext& ctx) {
   ctx.exit_code = summary.fits() ? 0 : 3;
   if (!ctx.is_root()) return;
   const StateBytes bytes = state_bytes_per_parameter(experiment.training);
-  print_text(experiment, summary, bytes);
+  print_text(text_stream({o.json_path}), experiment, summary, bytes);  // stderr when --json -
   if (!o.json_path.empty()) {
     write_file_atomically(o.json_path, to_json(summary, bytes).dump(2) + "\n", "--json");
   }

@@ -5,7 +5,11 @@
 #     run's complete report.json and timeline.h5 are left byte for byte;
 #   * the same when HDF5 itself fails midway (the synthetic writer without its
 #     space guard): the writer abandons the file instead of hanging in close;
-#   * an unwritable output is refused before the simulation starts.
+#   * an unwritable output is refused before the simulation starts;
+#   * a destination that is not a regular file (a FIFO, a link to one, a
+#     device, standard output) is written as it is, never staged and renamed
+#     over (which replaced /dev/full with a regular file when run as root),
+#     and a write error there (ENOSPC on a full device) is exit 2.
 # The full disk is a small tmpfs; where mounting one is not permitted the
 # disk-full cases are skipped (exit 77) after the unwritable-output checks.
 # usage: output_failure_test.sh PREFLIGHT MPIEXEC SYNTHETIC_WRITER EXAMPLE WORK_DIR
@@ -46,6 +50,98 @@ if timeout 120 "$preflight" run "$example" --quiet --no-timeline --out "$same" -
   ok "--report-json OUT/report.json: exit 0, one report"
 else
   fail "--report-json OUT/report.json: $(tail -1 "$work/same.log")"
+fi
+
+# --- destinations that are not regular files ------------------------------
+# Made inside the work folder (a regression must not replace the machine's
+# own /dev/full or /dev/stdout); standard output is named /proc/self/fd/1,
+# which a rename cannot replace.
+streams="$work/streams"
+mkdir -p "$streams"
+mkfifo "$streams/fifo"
+ln -s fifo "$streams/link-to-fifo"
+run_quiet() { timeout 120 "$preflight" run "$example" --quiet --no-timeline "$@"; }
+
+timeout 150 cat "$streams/fifo" >"$streams/from-fifo" &
+reader=$!
+run_quiet --out "$streams/a" --report-json "$streams/link-to-fifo" >"$streams/fifo.log" 2>&1
+status=$?
+wait "$reader"
+if [[ $status -ne 0 ]]; then
+  fail "--report-json LINK-TO-FIFO: exit $status: $(tail -1 "$streams/fifo.log")"
+elif ! cmp -s "$streams/from-fifo" "$streams/a/report.json"; then
+  fail "--report-json LINK-TO-FIFO: the reader did not get the report"
+elif [[ ! -L "$streams/link-to-fifo" || ! -p "$streams/fifo" ]] || ls "$streams" | grep -q '\.tmp$'; then
+  fail "--report-json LINK-TO-FIFO: the link or the FIFO was replaced, or a *.tmp left: $(ls -l "$streams")"
+else
+  ok "--report-json LINK-TO-FIFO: the reader got report.json's bytes; link and FIFO kept"
+fi
+
+for name in - /proc/self/fd/1; do
+  run_quiet --out "$streams/b" --report-json "$name" >"$streams/stdout.json" 2>"$streams/stdout.err"
+  status=$?
+  if [[ $status -ne 0 ]]; then
+    fail "--report-json $name: exit $status: $(tail -1 "$streams/stdout.err")"
+  elif ! cmp -s "$streams/stdout.json" "$streams/b/report.json"; then
+    fail "--report-json $name: standard output is not the JSON report alone: $(head -c 200 "$streams/stdout.json")"
+  elif ! grep -q "step time" "$streams/stdout.err"; then
+    fail "--report-json $name: the text report did not move to stderr"
+  else
+    ok "--report-json $name: stdout holds the JSON report, the text report went to stderr"
+  fi
+done
+
+if mknod "$streams/full" c 1 7 2>/dev/null; then
+  run_quiet --out "$streams/c" --report-json "$streams/full" >"$streams/full.log" 2>&1
+  status=$?
+  if [[ $status -ne 2 ]]; then
+    fail "--report-json FULL-DEVICE: exit $status, expected 2"
+  elif ! grep -q "^preflight: error: --report-json: cannot write .*No space left on device" "$streams/full.log"; then
+    fail "--report-json FULL-DEVICE: no error line naming the cause: $(tail -2 "$streams/full.log")"
+  elif [[ ! -c "$streams/full" ]]; then
+    fail "--report-json FULL-DEVICE: the device node was replaced by a regular file"
+  else
+    ok "--report-json FULL-DEVICE: exit 2, $(grep "^preflight: error:" "$streams/full.log")"
+  fi
+else
+  echo "skip: mknod not permitted here: the full-device case not run"
+fi
+
+# Every command's --json - / --csv -: standard output holds the file alone, the text goes to stderr.
+json_alone() {  # LABEL PYTHON_CHECK COMMAND...
+  local label=$1 check=$2
+  shift 2
+  timeout 120 "$@" >"$streams/cmd.out" 2>"$streams/cmd.err"
+  local status=$?
+  if [[ $status -ne 0 && $status -ne 3 ]]; then
+    fail "$label: exit $status: $(tail -1 "$streams/cmd.err")"
+  elif ! /usr/bin/python3 -c "$check" "$streams/cmd.out" 2>>"$streams/cmd.err"; then
+    fail "$label: standard output is not the file alone: $(head -c 200 "$streams/cmd.out")"
+  elif [[ ! -s "$streams/cmd.err" ]]; then
+    fail "$label: the text output did not move to stderr"
+  else
+    ok "$label: standard output parses alone, the text on stderr"
+  fi
+}
+is_json='import json, sys; json.load(open(sys.argv[1]))'
+is_csv='import csv, sys; rows = list(csv.reader(open(sys.argv[1]))); assert rows[0][:2] == ["rank", "grid_index"] and len(rows) == 3'
+json_alone "validate --json -" "$is_json" "$preflight" validate "$example" --json -
+json_alone "sweep --csv -" "$is_csv" "$preflight" sweep "$example" --vary parallelism.tp=4,8 \
+  --set simulation.network=analytical --quiet --csv -
+json_alone "collective --json -" "$is_json" "$preflight" collective --experiment "$example" --op all_reduce --gpus 8 \
+  --max-bytes 16M --quiet --json -
+json_alone "phold --json -" "$is_json" "$preflight" phold --json -
+
+timeout 120 "$preflight" run "$example" --quiet --set output.timeline_gpus=0 --out "$streams/t" >/dev/null 2>&1 \
+  || fail "the run for the trace checks did not write its timeline"
+timeout 60 "$preflight" trace "$streams/t/timeline.h5" -o "$streams/trace.json" >/dev/null 2>&1
+timeout 60 "$preflight" trace "$streams/t/timeline.h5" -o - >"$streams/trace-stdout.json" 2>"$streams/trace.err"
+if ! cmp -s "$streams/trace.json" "$streams/trace-stdout.json"; then
+  fail "trace -o -: standard output differs from the trace written to a file: $(tail -1 "$streams/trace.err")"
+elif ! grep -q "^trace: .* -> -$" "$streams/trace.err"; then
+  fail "trace -o -: the summary line did not go to stderr"
+else
+  ok "trace -o -: the same bytes as trace -o FILE, the summary on stderr"
 fi
 
 # --- a full disk -----------------------------------------------------------
