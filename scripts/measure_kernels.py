@@ -8,8 +8,10 @@ projection, MLP up/down, LM head; forward, dgrad and wgrad in the layouts nn.Lin
 and its attention (per-GPU heads, flash and cuDNN backends of scaled_dot_product_attention,
 forward and forward+backward, causal and not). Beside them: the GPU's copy bandwidth and
 large-GEMM rate, a sustained-GEMM run with SM clock and power, memory-bound training kernels
-(norms, activations, dropout-add, cross-entropy, fused Adam) and the host's cost to issue a
-kernel (eager PyTorch and CUDA-graph replay).
+(norms, activations, dropout-add, cross-entropy, fused Adam), the host's cost to issue a
+kernel (eager PyTorch and CUDA-graph replay) and, for MoE layers (section moe_host), the host's
+cost of per-expert GEMMs whose row counts change every call and of a layer stack run with split
+sizes fixed (tokendrop) against split sizes copied to the host every layer (dropless).
 
     python3 scripts/measure_kernels.py --out DIR [--shapes tests/validation/public-throughput.csv]
                                        [--budget-s 300] [--sections ...] [--max-jobs N] [--layer-repeat-s S]
@@ -575,6 +577,137 @@ def layer(out, budget, deadline_s, repeat_s=0.0):
     torch.cuda.empty_cache()
 
 
+# One expert-parallel rank's share of a MoE layer, balanced routing: (tokens routed per rank, top-k,
+# local experts, hidden, expert FFN width). Qwen3-30B-A3B and Qwen3-235B-A22B at EP 8, micro-batch 1,
+# sequence 4096; GPT-OSS 120B at EP 8, micro-batch 1, sequence 4096 (Megatron-Bridge 25.11's plans).
+MOE_SHAPES = (("qwen3-30b-a3b_ep8", (4096, 8, 16, 2048, 768)),
+              ("qwen3-235b-a22b_ep8", (4096, 8, 16, 4096, 1536)),
+              ("gpt-oss-120b_ep8", (4096, 4, 16, 2880, 2880)))
+
+
+def split_draws(rows, experts, draws, seed):
+    """`draws` lists of per-expert row counts summing to `rows`: multinomial, as a force-balanced
+    (random-logit) router spreads them; a new list every call, as dropless training sees."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for _ in range(draws):
+        pick = torch.randint(0, experts, (rows,), generator=g)
+        out.append(torch.bincount(pick, minlength=experts).tolist())
+    return out
+
+
+def expert_gemm_issue(w, name, shape, budget, deadline_s):
+    """Host time to issue one local expert's GEMM, split sizes fixed (tokendrop: every expert at its
+    capacity) against split sizes that change every call (dropless): with the GPU kept busy ahead,
+    only the host is timed. A cuBLAS heuristic cached per shape shows as a gap between the two."""
+    tokens, topk, experts, hid, ffn = shape
+    rows = tokens * topk
+    x = torch.randn(rows + experts * 64, hid, device="cuda", dtype=DT)
+    w1 = [torch.randn(2 * ffn, hid, device="cuda", dtype=DT) * 0.02 for _ in range(experts)]
+    reps = max(1, 480 // experts)  # launches stay under the queue depth, so the host never blocks
+    for mode, splits in (("fixed", [[rows // experts] * experts] * reps),
+                         ("varying", split_draws(rows, experts, reps, seed=11))):
+        for m in splits[0]:
+            F.linear(x[:m], w1[0])
+        torch.cuda.synchronize()
+        sleep_ahead(0.5)
+        t = time.perf_counter()
+        for counts in splits:
+            start = 0
+            for e, m in enumerate(counts):
+                F.linear(x[start:start + m], w1[e])
+                start += m
+        host_us = (time.perf_counter() - t) / (reps * experts) * 1e6
+        torch.cuda.synchronize()
+        w.row(name, "expert_fc1_issue", mode, f"{host_us:.3f}", "us_per_gemm",
+              f"{reps} x {experts} F.linear [{rows}/{experts} rows x {hid}] x [{hid} x {2 * ffn}], GPU busy ahead")
+        if budget.left() < deadline_s:
+            return
+
+
+def moe_block(x, wr, w1, w2, topk, splits_of):
+    """Router, permutation by expert, per-expert SwiGLU MLP, weighted unpermutation (autograd).
+    `splits_of(counts)` returns the host split sizes: a D2H copy (dropless) or constants."""
+    experts = len(w1)
+    probs, choice = torch.topk(torch.softmax(F.linear(x, wr).float(), dim=-1), topk, dim=-1)
+    choice = choice.flatten() % experts
+    order = torch.argsort(choice, stable=True)
+    token = order // topk
+    counts = torch.bincount(choice, minlength=experts)
+    splits = splits_of(counts)
+    xs = x.index_select(0, token)
+    ys = []
+    for e, chunk in enumerate(torch.split(xs, splits)):
+        a, b = F.linear(chunk, w1[e]).chunk(2, dim=-1)
+        ys.append(F.linear(F.silu(a) * b, w2[e]))
+    y = torch.cat(ys) * probs.flatten()[order].unsqueeze(1).to(x.dtype)
+    return x + torch.zeros_like(x).index_add(0, token, y)
+
+
+def moe_layer_modes(w, name, shape, budget, deadline_s, layers=4, iters=5):
+    """The layer stack forward+backward with static split sizes (tokendrop: no host sync) and with
+    the counts copied to the host every layer (dropless): wall time per layer and the GPU's own
+    kernel time per layer (profiler); their difference is what the host adds."""
+    from torch.profiler import ProfilerActivity, profile
+    tokens, topk, experts, hid, ffn = shape
+    wr = torch.randn(experts * 8, hid, device="cuda", dtype=DT) * 0.02
+    ws = [(torch.randn(2 * ffn, hid, device="cuda", dtype=DT) * 0.02,
+           torch.randn(hid, ffn, device="cuda", dtype=DT) * 0.02) for _ in range(layers * experts)]
+    params = [wr] + [t for pair in ws for t in pair]
+    for t in params:
+        t.requires_grad_(True)
+    x0 = torch.randn(tokens, hid, device="cuda", dtype=DT, requires_grad=True)
+    static = [tokens * topk // experts] * experts
+    static[-1] += tokens * topk - sum(static)
+    modes = (("static_splits", lambda counts: static),
+             ("dropless_d2h", lambda counts: counts.tolist()))
+    for mode, splits_of in modes:
+        def run():
+            x = x0
+            for l in range(layers):
+                w1 = [ws[l * experts + e][0] for e in range(experts)]
+                w2 = [ws[l * experts + e][1] for e in range(experts)]
+                x = moe_block(x, wr, w1, w2, topk, splits_of)
+            x.float().square().mean().backward()
+            for t in params + [x0]:
+                t.grad = None
+        for _ in range(2):
+            run()
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(iters):
+            run()
+        torch.cuda.synchronize()
+        wall_ms = (time.perf_counter() - t) / (iters * layers) * 1e3
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            run()
+            torch.cuda.synchronize()
+        kern = [ev for ev in prof.events() if ev.device_type == torch.autograd.DeviceType.CUDA]
+        gpu_ms = sum(ev.time_range.elapsed_us() for ev in kern) / 1e3 / layers
+        w.row(name, "layer_fwd_bwd_wall", mode, f"{wall_ms:.4f}", "ms_per_layer",
+              f"{layers} layers x {iters} iterations, {experts} local experts, top-{topk}")
+        w.row(name, "layer_fwd_bwd_kernels", mode, f"{gpu_ms:.4f}", "ms_per_layer",
+              f"{len(kern) / layers:.0f} kernels per layer (profiler)")
+        log(f"moe {name} {mode}: wall {wall_ms:.3f} ms/layer, kernels {gpu_ms:.3f} ms/layer")
+        if budget.left() < deadline_s:
+            break
+    ws = params = x0 = None
+    torch.cuda.empty_cache()
+
+
+def moe_host(out, budget, deadline_s):
+    """What a dropless MoE layer costs beside its kernels, on this host and GPU (issue 12: the
+    dropless all-to-all rows of Megatron-Bridge 25.11 ran 1.26-1.99x their plans' tokendrop
+    runs). No expert parallelism here (one GPU): its dispatch is left out, the host's share kept."""
+    w = Writer(os.path.join(out, "moe_host.csv"), ["shape", "what", "mode", "value", "unit", "note"])
+    for name, shape in MOE_SHAPES:
+        if budget.left() < deadline_s:
+            break
+        expert_gemm_issue(w, name, shape, budget, deadline_s)
+        moe_layer_modes(w, name, shape, budget, deadline_s)
+    log("moe_host done")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -583,7 +716,8 @@ def main():
     ap.add_argument("--sustained-s", type=float, default=20)
     ap.add_argument("--layer-repeat-s", type=float, default=0,
                     help="also run each layer back to back this long, logging its time (clock under a training mix)")
-    ap.add_argument("--sections", default="ceilings,host,sustained,gemm,gemm_fp8,memory_bound,fused,layer,attention",
+    ap.add_argument("--sections",
+                    default="ceilings,host,sustained,gemm,gemm_fp8,memory_bound,fused,layer,attention,moe_host",
                     help="comma-separated subset to run, in the fixed order")
     ap.add_argument("--max-jobs", type=int, default=0, help="at most this many GEMM and attention jobs (0 = all)")
     args = ap.parse_args()
@@ -607,7 +741,8 @@ def main():
                 ("memory_bound", lambda: memory_bound(raw, budget, 0.45 * args.budget_s)),
                 ("fused", lambda: fused(raw, budget, 0.42 * args.budget_s)),
                 ("layer", lambda: layer(raw, budget, 0.4 * args.budget_s, args.layer_repeat_s)),
-                ("attention", lambda: attention(raw, args.out, att, budget, 0.03 * args.budget_s))]
+                ("attention", lambda: attention(raw, args.out, att, budget, 0.03 * args.budget_s)),
+                ("moe_host", lambda: moe_host(raw, budget, 0.0))]
     wanted = set(args.sections.split(","))
     if args.max_jobs:
         gem[:] = random.Random(3).sample(gem, min(len(gem), max(1, args.max_jobs // 3)))
