@@ -11,7 +11,8 @@ const EnumNames<models::Activation> kActivations{{"gelu", models::Activation::ge
                                                   {"swiglu", models::Activation::swiglu},
                                                   {"geglu", models::Activation::geglu},
                                                   {"relu", models::Activation::relu},
-                                                  {"squared_relu", models::Activation::squared_relu}};
+                                                  {"squared_relu", models::Activation::squared_relu},
+                                                  {"quick_geglu", models::Activation::quick_geglu}};
 const EnumNames<models::Norm> kNorms{{"layernorm", models::Norm::layernorm}, {"rmsnorm", models::Norm::rmsnorm}};
 
 const ConfigNode& at(const MapReader& r, const char* key) { return nearest_node(r.node(), key); }
@@ -96,6 +97,7 @@ models::ModelSpec parse_model(const ConfigNode& node) {
   m.head_dim = r.get_int_or("head_dim", 0, 1, kInt64Max);
   m.vocab_size = r.get_int("vocab_size", 1, kInt64Max);
   m.activation = r.get_enum_or("activation", models::Activation::gelu, kActivations);
+  m.activation_clamp = r.get_double_or("activation_clamp", 0, NumberRange::non_negative());
   m.norm = r.get_enum_or("norm", models::Norm::layernorm, kNorms);
   m.tied_embeddings = r.get_bool_or("tied_embeddings", false);
   if (const ConfigNode* moe = r.find("moe")) m.moe = parse_moe(*moe, m);
@@ -106,6 +108,10 @@ models::ModelSpec parse_model(const ConfigNode& node) {
   if (m.qk_norm && m.mla) {
     fail_expected(at(r, "qk_norm"), "false with mla (multi-head latent attention normalises its own latents)",
                   "true");
+  }
+  if (m.activation_clamp > 0 && !models::is_gated(m.activation)) {
+    fail_expected(at(r, "activation_clamp"), "0 or absent with a non-gated activation (the clamp acts on a gated "
+                  "activation's two halves: swiglu, geglu or quick_geglu)");
   }
   r.finish();
   check_heads(r, m);

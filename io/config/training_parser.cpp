@@ -223,6 +223,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   t.host_overhead_us = r.get_double_or("host_overhead_us", launch_default, NumberRange::non_negative());
   t.host_sync_on_loss = r.get_bool_or("host_sync_on_loss", true);
   t.host_sync_on_moe_dispatch = r.get_bool_or("host_sync_on_moe_dispatch", true);
+  t.host_sync_on_quick_geglu = r.get_bool_or("host_sync_on_quick_geglu", true);
   t.moe_router_padding_for_fp8 = r.get_bool_or("moe_router_padding_for_fp8", false);
   t.moe_router_fusion = r.get_bool_or("moe_router_fusion", false);
   t.loss_reduce = r.get_enum_or("loss_reduce", models::LossReduce::step, kLossReduce);

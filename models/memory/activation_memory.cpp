@@ -87,7 +87,11 @@ double dense_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Acti
 // so the unpermute that sums a token's expert outputs keeps nothing for its
 // backward but the index map (token_dispatcher.py, unpermute without probs;
 // before 0.12 it weighed them and kept the expert outputs).
-double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const ActivationOptions& o) {
+// A clamped gate (model.activation_clamp, GPT-OSS) keeps two copies of fc1's
+// output: the clamps' autograd keeps their input, and the fused activation
+// (Megatron-Core weighted_bias_quick_geglu_impl) the clamped concatenation.
+double moe_mlp_bytes(const ModelSpec& model, const LocalDims& x, double drop, Recompute rc,
+                     const ActivationOptions& o) {
   // The norm output is the router's input: 16-bit whatever the dtype.
   if (drops(rc, o, RecomputeModules::moe)) return submodule_input_bytes(x, drop, rc, o, 2);
   const double in = linear_input(o);
@@ -95,11 +99,13 @@ double moe_mlp_bytes(const LocalDims& x, double drop, Recompute rc, const Activa
   // Offloaded inputs (training.offload_modules) wait in host memory instead.
   const double fc1_in = o.offload.has(OffloadModules::expert_fc1) ? 0 : in * d(x.expert_rows) * d(x.hidden);
   const double act_in = o.offload.has(OffloadModules::moe_act) ? 0 : 2 * d(x.expert_rows) * d(x.expert_fc1_local);
+  const double clamped_copy = workload::arch_traits(model).clamped_glu ? act_in : 0;
   double bytes = 2 * d(x.tokens_sp) * d(x.hidden)                 // norm input
                  + norm_output_bytes(x, rc, o, 2)                 // router input (norm output)
                  + 4 * d(x.tokens_sp) * d(x.experts)              // fp32 router probabilities
                  + fc1_in                                         // expert fc1 input
                  + act_in                                         // activation input
+                 + clamped_copy                                   // its clamped copy (GPT-OSS)
                  + act_out                                        // fc2 input (activation output)
                  + drop * d(x.tokens_sp) * d(x.hidden);
   // Shared experts read the same norm output; they add their own activations
@@ -133,7 +139,7 @@ double layer_activation_bytes(const ModelSpec& model, const LocalDims& x, bool m
   if (rc == Recompute::selective_op && !moe) return op_selective_bytes(model, x);
   double drop = dropout_masks(model);
   return attention_block_bytes(model, x, rc, o) +
-         (moe ? moe_mlp_bytes(x, drop, rc, o) : dense_mlp_bytes(x, drop, rc, o));
+         (moe ? moe_mlp_bytes(model, x, drop, rc, o) : dense_mlp_bytes(x, drop, rc, o));
 }
 
 double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool moe, Recompute rc,
@@ -159,7 +165,7 @@ double recompute_working_bytes(const ModelSpec& model, const LocalDims& x, bool 
     working = std::max(working, dense_mlp_bytes(x, drop, Recompute::none, kept) - dense_mlp_bytes(x, drop, rc, o));
   }
   if (moe && (drops(rc, o, RecomputeModules::moe) || drops(rc, o, RecomputeModules::shared_experts))) {
-    working = std::max(working, moe_mlp_bytes(x, drop, Recompute::none, kept) - moe_mlp_bytes(x, drop, rc, o));
+    working = std::max(working, moe_mlp_bytes(model, x, drop, Recompute::none, kept) - moe_mlp_bytes(model, x, drop, rc, o));
   }
   return working;
 }

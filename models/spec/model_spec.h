@@ -8,11 +8,18 @@
 
 namespace pf::models {
 
-// The MLP's activation. Gated ones (SwiGLU, GeGLU) multiply the activated
-// gate by a second projection: fc1 is twice as wide. ReLU and squared ReLU
-// (Nemotron, Primer) are priced as GeLU is: one elementwise kernel over the
-// ffn width each way.
-enum class Activation { gelu, swiglu, geglu, relu, squared_relu };
+// The MLP's activation. Gated ones (SwiGLU, GeGLU, quick-GEGLU) multiply the
+// activated gate by a second projection: fc1 is twice as wide. ReLU and
+// squared ReLU (Nemotron, Primer) are priced as GeLU is: one elementwise
+// kernel over the ffn width each way. quick_geglu is GPT-OSS's gate,
+// x * sigmoid(1.702 x) times (linear + 1) (Megatron-Core quick_gelu with
+// glu_linear_offset 1), priced as SwiGLU; in routed experts Megatron-Core
+// runs it through weighted_bias_quick_geglu_impl, whose host synchronisation
+// training.host_sync_on_quick_geglu models.
+enum class Activation { gelu, swiglu, geglu, relu, squared_relu, quick_geglu };
+inline bool is_gated(Activation a) {
+  return a == Activation::swiglu || a == Activation::geglu || a == Activation::quick_geglu;
+}
 enum class Norm { layernorm, rmsnorm };
 
 struct MoeSpec {
@@ -63,6 +70,10 @@ struct ModelSpec {
   std::int64_t head_dim = 0;          // 0 = hidden_size / num_attention_heads
   std::int64_t vocab_size = 0;
   Activation activation = Activation::gelu;
+  // Clamp of a gated activation's two halves before the gate (GPT-OSS: 7, the
+  // gate from above, the linear half both ways; Megatron-Core
+  // activation_func_clamp_value, Hugging Face swiglu_limit); 0 = none.
+  double activation_clamp = 0;
   Norm norm = Norm::layernorm;
   bool tied_embeddings = false;       // LM head shares the input embedding matrix
   std::optional<MoeSpec> moe;

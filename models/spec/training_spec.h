@@ -300,6 +300,13 @@ struct TrainingSpec {
   // It waits for the compute stream only (the copy follows it), not for
   // collectives in flight on other streams.
   bool host_sync_on_moe_dispatch = true;
+  // With model.activation quick_geglu (GPT-OSS), the host waits for the
+  // compute stream before each routed experts' activation, forward and
+  // recomputed: Megatron-Core's weighted_bias_quick_geglu_impl (0d8e0714,
+  // fused_bias_geglu.py) builds its linear offset with torch.tensor(...,
+  // device=cuda), a blocking host-to-device copy that synchronises the stream
+  // (pytorch/pytorch#120996, #190217).
+  bool host_sync_on_quick_geglu = true;
   // Megatron-Core's --moe-router-padding-for-fp8: the router pads each expert's token count to the fp8
   // GEMMs' row alignment, so the grouped GEMMs need no padded copies of their rows (off by default:
   // Transformer Engine's Fp8Padding then copies them, moe_units.cpp).

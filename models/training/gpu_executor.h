@@ -39,7 +39,8 @@
 // (gradient-norm .item()) and, with host_sync_on_loss, at each micro-batch's
 // loss; and, with host_sync_on_moe_dispatch, until every compute kernel
 // issued before has completed, before each MoE layer's forward (and
-// recomputed forward) token dispatch. Imported (SimAI) workloads carry measured kernel times and no host
+// recomputed forward) token dispatch and, with host_sync_on_quick_geglu,
+// before each routed experts' quick-GEGLU activation. Imported (SimAI) workloads carry measured kernel times and no host
 // model. A compute stream idle only because its next kernel is not issued
 // yet is charged as host wait (TimeAccounting).
 //
@@ -98,6 +99,7 @@ struct ExecutionShared {
   core::SimTime graph_overhead;   // the same for a kernel replayed from a CUDA graph (Op::graphed)
   bool host_sync_on_loss = false;
   bool host_sync_on_moe_dispatch = false;  // before each forward EP dispatch, on the compute stream
+  bool host_sync_on_quick_geglu = false;   // before each routed experts' activation (forward, recomputed)
   // simulation.lookahead: dynamic on more than one rank: completions are
   // quiet events and GPUs state promises (earliest_output, core/promise_board.h).
   bool promises = false;

@@ -127,6 +127,8 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.promises = e.simulation.lookahead == Lookahead::dynamic;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
+  shared_.host_sync_on_quick_geglu =
+      e.training.host_sync_on_quick_geglu && e.model.activation == Activation::quick_geglu;
 }
 
 std::vector<std::int32_t> TrainingSetup::replica_order() const {

@@ -28,7 +28,9 @@ ArchTraits arch_traits(const ModelSpec& model) {
   t.bias = gpt_style;
   t.learned_positions = gpt_style;
   t.dropout = gpt_style;
-  t.gated_mlp = model.activation == Activation::swiglu || model.activation == Activation::geglu;
+  t.gated_mlp = is_gated(model.activation);
+  t.clamped_glu = t.gated_mlp && model.activation_clamp > 0;
+  t.quick_geglu = model.activation == Activation::quick_geglu;
   t.norm_params_per_dim = gpt_style ? 2 : 1;
   return t;
 }

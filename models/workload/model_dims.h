@@ -20,6 +20,8 @@ struct ArchTraits {
   bool learned_positions = false;
   bool dropout = false;
   bool gated_mlp = false;
+  bool clamped_glu = false;  // a gated activation with activation_clamp: routed experts clamp both halves first
+  bool quick_geglu = false;  // GPT-OSS's gate: routed experts copy its linear offset to the GPU each forward
   std::int64_t norm_params_per_dim = 1;  // LayerNorm: scale and shift; RMSNorm: scale
 };
 ArchTraits arch_traits(const ModelSpec& model);

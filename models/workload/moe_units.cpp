@@ -118,6 +118,47 @@ int fp8_padding_copy(UnitBuilder& b, const RecipeContext& c, OpKind kind, int la
   return op;
 }
 
+// The experts' activation (fused, weighted by the routing probabilities). A
+// clamped gate (model.activation_clamp, GPT-OSS; Megatron-Core 0d8e0714
+// fused_bias_geglu.py weighted_bias_quick_geglu_impl) first clamps each half
+// (a read and a write of one half each) and concatenates them (a read and a
+// write of both): 8 16-bit passes of the expert width in 3 kernels
+// (expert_clamp_fwd); backward, autograd masks the gradient of each half
+// (read the gradient and the input, write the gradient: 6 passes, 2 kernels;
+// expert_clamp_bwd). quick_geglu also builds its linear offset with
+// torch.tensor(..., device=cuda) every forward: a host-to-device copy, one
+// more host issue, that synchronises the stream before the fused kernel
+// (training.host_sync_on_quick_geglu; pytorch/pytorch#120996, #190217).
+constexpr double kClampFwdTensors = 8;
+constexpr int kClampFwdKernels = 3;
+constexpr double kClampBwdTensors = 6;
+constexpr int kClampBwdKernels = 2;
+
+int expert_act_fwd(UnitBuilder& b, const RecipeContext& c, DepRef input, DepRef other, bool recompute) {
+  const LocalDims& d = c.d;
+  if (c.arch.clamped_glu) {
+    const int clamp =
+        b.rows(OpKind::expert_clamp_fwd, d.expert_rows, d.expert_ffn_local, kClampFwdTensors, 1, {input}, 0, recompute);
+    b.set_launches(clamp, kClampFwdKernels);
+    input = DepRef::op(clamp);
+  }
+  const int act = b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 3 : 2, 8,
+                         {input, other}, 0, recompute);
+  if (c.arch.quick_geglu) b.set_launches(act, 2);  // the linear offset's copy, then the kernel
+  return act;
+}
+
+int expert_act_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad, DepRef saved) {
+  const LocalDims& d = c.d;
+  const int act =
+      b.rows(OpKind::expert_act_bwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 5 : 3, 10, {grad, saved});
+  if (!c.arch.clamped_glu) return act;
+  const int clamp = b.rows(OpKind::expert_clamp_bwd, d.expert_rows, d.expert_ffn_local, kClampBwdTensors, 1,
+                           {DepRef::op(act), saved});
+  b.set_launches(clamp, kClampBwdKernels);
+  return clamp;
+}
+
 int grouped_expert_gemm(UnitBuilder& b, OpKind kind, const LocalDims& d, std::int64_t M, std::int64_t N,
                         std::int64_t K, std::initializer_list<DepRef> deps, std::int64_t grad_elems = 0) {
   int op = b.grouped_gemm(kind, groups(d), M, N, K, deps, grad_elems, ParamClass::expert);
@@ -166,7 +207,11 @@ int probs_exchange(UnitBuilder& b, const RecipeContext& c, int after) {
 std::int64_t fc1_input_bytes(const RecipeContext& c) {
   return c.d.expert_rows * c.d.hidden * (c.kernels.fp8_quantize_bytes > 0 ? 1 : 2);
 }
-std::int64_t act_input_bytes(const RecipeContext& c) { return c.d.expert_rows * c.d.expert_fc1_local * 2; }
+// With a clamped gate both copies of fc1's output (the clamps' input and the
+// clamped concatenation, models/memory activation_memory.cpp) go.
+std::int64_t act_input_bytes(const RecipeContext& c) {
+  return c.d.expert_rows * c.d.expert_fc1_local * 2 * (c.arch.clamped_glu ? 2 : 1);
+}
 // Which of the layer's offloaded tensors a copy moves (OpTemplate::host_slot).
 constexpr int kFc1InputSlot = 0, kActInputSlot = 1;
 
@@ -202,9 +247,7 @@ std::pair<int, int> moe_layer_fwd(UnitBuilder& b, const RecipeContext& c, int no
   x = fp8_padding_copy(b, c, OpKind::moe_pad_fwd, 2, x);
   const std::int64_t m = rows_per_expert(d);
   int fc1 = grouped_expert_gemm(b, OpKind::expert_fc1_fwd, d, m, d.expert_fc1_local, h, {DepRef::op(x)});
-  double act_tensors = c.arch.gated_mlp ? 3 : 2;
-  int act = b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, act_tensors, 8,
-                   {DepRef::op(fc1), DepRef::op(probs)});
+  int act = expert_act_fwd(b, c, DepRef::op(fc1), DepRef::op(probs), false);
   if (offload && c.offload.has(OffloadModules::expert_fc1))
     b.host_copy(OpKind::offload_d2h, fc1_input_bytes(c), kFc1InputSlot, {DepRef::op(fc1)});
   if (offload && c.offload.has(OffloadModules::moe_act))
@@ -277,17 +320,14 @@ int moe_block_bwd(UnitBuilder& b, const RecipeContext& c, DepRef grad) {
                          : y;
   // fc2's weight gradient reads the discarded activation output (a re-run MoE layer rebuilt it already).
   if (c.recomputes(RecomputeModules::moe_act) && !c.recomputes(RecomputeModules::moe)) {
-    b.rows(OpKind::expert_act_fwd, d.expert_rows, d.expert_ffn_local, c.arch.gated_mlp ? 3 : 2, 8,
-           {DepRef::op(y), DepRef::op(act_in)}, 0, true);
+    expert_act_fwd(b, c, DepRef::op(y), DepRef::op(act_in), true);
   }
   int dfc2 = grouped_expert_gemm(b, OpKind::expert_fc2_dgrad, d, m, d.expert_ffn_local, h, {DepRef::op(y)});
   grouped_expert_gemm(b, OpKind::expert_fc2_wgrad, d, d.expert_ffn_local, h, m, {DepRef::op(y)}, p.expert_fc2);
   const int fc1_in = reload && c.offload.has(OffloadModules::expert_fc1)
                          ? b.host_copy(OpKind::reload_h2d, fc1_input_bytes(c), kFc1InputSlot, {DepRef::op(dfc2)})
                          : dfc2;
-  double act_tensors = c.arch.gated_mlp ? 5 : 3;
-  int act = b.rows(OpKind::expert_act_bwd, d.expert_rows, d.expert_ffn_local, act_tensors, 10,
-                   {DepRef::op(dfc2), DepRef::op(act_in)});
+  int act = expert_act_bwd(b, c, DepRef::op(dfc2), DepRef::op(act_in));
   int x = grouped_expert_gemm(b, OpKind::expert_fc1_dgrad, d, m, h, d.expert_fc1_local, {DepRef::op(act)});
   grouped_expert_gemm(b, OpKind::expert_fc1_wgrad, d, h, d.expert_fc1_local, m, {DepRef::op(act), DepRef::op(fc1_in)},
                       p.expert_fc1);

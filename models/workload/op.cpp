@@ -65,6 +65,8 @@ constexpr std::array<KindInfo, kOpKindCount> kKinds = {{
     compute("expert_fc1_wgrad", OpClass::gemm),
     compute("expert_act_fwd", OpClass::elementwise),
     compute("expert_act_bwd", OpClass::elementwise),
+    compute("expert_clamp_fwd", OpClass::elementwise),
+    compute("expert_clamp_bwd", OpClass::elementwise),
     compute("expert_fc2_fwd", OpClass::gemm),
     compute("expert_fc2_dgrad", OpClass::gemm),
     compute("expert_fc2_wgrad", OpClass::gemm),

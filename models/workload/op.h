@@ -81,6 +81,8 @@ enum class OpKind : std::uint16_t {
   moe_pad_fwd, moe_pad_bwd,
   expert_fc1_fwd, expert_fc1_dgrad, expert_fc1_wgrad,
   expert_act_fwd, expert_act_bwd,
+  // a clamped gated activation's clamps of its two halves (and their concatenation), and their gradients' masks
+  expert_clamp_fwd, expert_clamp_bwd,
   expert_fc2_fwd, expert_fc2_dgrad, expert_fc2_wgrad,
   lm_head_fwd, lm_head_dgrad, lm_head_wgrad,
   loss_fwd, loss_bwd,

@@ -231,7 +231,9 @@ SOURCE_DEFAULTS = {
         "MoE routing balanced (the source says force-balanced, dropless), as preflight assumes",
         "ETP=1 (the perf configs): parallelism.expert_tp 1 with EP as stated (Megatron's MoE parallel folding: whole experts, EP groups on consecutive ranks)",
         "Qwen3 head_dim 128; GPT-OSS head_dim 64 and model.sliding_window {size: 128, full_every: 2} (GPTOSSProvider: "
-        "window_size (128, 0), window_attn_skip_freq 2), its attention sinks (one learned logit per head) left out",
+        "window_size (128, 0), window_attn_skip_freq 2), model.activation quick_geglu with activation_clamp 7 "
+        "(activation_func quick_gelu, glu_linear_offset 1, activation_func_clamp_value 7), its attention sinks "
+        "(one learned logit per head) left out",
         "training.tp_comm_overlap on the Llama 3 70B and 3.1 405B rows with TP > 1: their recipes' CommOverlapConfig(tp_comm_overlap=True), "
         "which the perf configs keep (Qwen3-235B's H100 config turns it off)",
         "training.moe_token_dispatcher flex where the perf config sets moe_flex_dispatcher_backend: HybridEP for the GB200 "
@@ -770,6 +772,10 @@ def _model(row):
         # Megatron-Bridge's GPTOSSProvider: window_size (128, 0) in every second layer
         # (window_attn_skip_freq 2: layers 2, 4, ... attend fully), softmax_type learnable (sinks).
         m["sliding_window"] = {"size": 128, "full_every": 2}
+        # GPTOSSProvider: activation_func quick_gelu, glu_linear_offset 1.0, activation_func_clamp_value 7.0
+        # (the table's "swiglu" is Hugging Face's name for the same clamped gate, swiglu_limit 7.0).
+        m["activation"] = "quick_geglu"
+        m["activation_clamp"] = 7.0
         row.assumptions.append("GPT-OSS attention sinks left out (one learned logit per head)")
     return m, []
 

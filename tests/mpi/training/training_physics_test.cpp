@@ -860,6 +860,42 @@ TEST(TrainingPhysics, MoeDispatchSyncCostsOneIssuePerForwardDispatch) {
   }
 }
 
+// GPT-OSS's quick-GEGLU experts on a host that keeps ahead of the GPU:
+// Megatron-Core's fused activation copies its linear offset to the GPU with a
+// blocking copy, so the host waits for the compute stream before each
+// forward activation, then issues the activation (the copy and the kernel:
+// two issues) while the GPU, whose next kernel is that activation, waits.
+// Each forward activation (layers x micro-batches) adds exactly two issues.
+TEST(TrainingPhysics, QuickGegluSyncCostsTwoIssuesPerForwardActivation) {
+  const int layers = 4, microbatches = 4;
+  const std::vector<std::string> moe = {"topology.nodes=1", "hardware.node.gpus_per_node=2",
+                                        "hardware.node.nics_per_node=2", "parallelism.pp=1", "parallelism.dp=2",
+                                        "parallelism.ep=2", "model.moe.num_experts=4", "model.moe.top_k=2",
+                                        "model.moe.expert_ffn_hidden_size=4096", "model.activation=quick_geglu",
+                                        "model.activation_clamp=7", "model.layers=" + std::to_string(layers),
+                                        "training.global_batch_size=" + std::to_string(2 * microbatches),
+                                        "training.seq_length=4096", "training.host_sync_on_loss=false",
+                                        "training.host_sync_on_moe_dispatch=false"};
+  for (const double issue_us : {10.0, 20.0}) {
+    auto with = moe, without = moe;
+    with.push_back("training.host_overhead_us=" + std::to_string(issue_us));
+    without.push_back("training.host_overhead_us=" + std::to_string(issue_us));
+    without.push_back("training.host_sync_on_quick_geglu=false");
+    const RunResult synced = run(with), free = run(without);
+    ASSERT_LT(free.host_bound_s, 1e-4);  // the host keeps ahead without the sync
+    EXPECT_NEAR(synced.step_time_s - free.step_time_s, layers * microbatches * 2 * issue_us * 1e-6, 1e-9)
+        << issue_us << " us per issue";
+  }
+  // The sync follows the activation, not the model: a SwiGLU model has none to make.
+  auto swiglu = moe;
+  swiglu[9] = "model.activation=swiglu";
+  auto swiglu_off = swiglu;
+  swiglu_off.push_back("training.host_sync_on_quick_geglu=false");
+  swiglu.push_back("training.host_overhead_us=10");
+  swiglu_off.push_back("training.host_overhead_us=10");
+  EXPECT_EQ(run(swiglu).step_time_s, run(swiglu_off).step_time_s);
+}
+
 // training.pp_send_wait on four pipeline stages whose sends are slow (2 GB/s
 // NVLink: a micro-batch's 8 MiB of activations takes 4 ms or more): waiting
 // for every send before the next kernel (DeepSpeed, Megatron-Core's

@@ -70,9 +70,21 @@ TEST(ConfigModelParser, ReadsKeysAndDefaults) {
 TEST(ConfigModelParser, ReadsEveryActivation) {
   for (auto [name, want] : {std::pair{"gelu", models::Activation::gelu}, {"swiglu", models::Activation::swiglu},
                             {"geglu", models::Activation::geglu}, {"relu", models::Activation::relu},
-                            {"squared_relu", models::Activation::squared_relu}}) {
+                            {"squared_relu", models::Activation::squared_relu},
+                            {"quick_geglu", models::Activation::quick_geglu}}) {
     EXPECT_EQ(model(std::string(kModel) + "activation: " + name + "\n").activation, want) << name;
   }
+}
+
+// activation_clamp: a number >= 0 (0, the default, is no clamp), only on a gated activation.
+TEST(ConfigModelParser, ReadsTheActivationClampOfAGatedActivation) {
+  EXPECT_EQ(model(kModel).activation_clamp, 0);
+  EXPECT_EQ(model(std::string(kModel) + "activation: quick_geglu\nactivation_clamp: 7.0\n").activation_clamp, 7.0);
+  EXPECT_EQ(config_error([] { model(std::string(kModel) + "activation: swiglu\nactivation_clamp: -1\n"); }),
+            "m.yaml:8: model.activation_clamp: expected a number >= 0, found '-1'");
+  EXPECT_EQ(config_error([] { model(std::string(kModel) + "activation: gelu\nactivation_clamp: 7\n"); }),
+            "m.yaml:8: model.activation_clamp: expected 0 or absent with a non-gated activation (the clamp acts on a "
+            "gated activation's two halves: swiglu, geglu or quick_geglu), found '7'");
 }
 
 TEST(ConfigModelParser, RejectsImpossibleShapes) {

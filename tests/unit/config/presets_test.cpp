@@ -98,7 +98,7 @@ ParameterCount count_parameters(const models::ModelSpec& m) {
   } else {
     attention = h * hd * (m.num_attention_heads + 2.0 * m.num_kv_heads) + m.num_attention_heads * hd * h;
   }
-  const bool gated = m.activation == models::Activation::swiglu || m.activation == models::Activation::geglu;
+  const bool gated = models::is_gated(m.activation);
   const double matrices = gated ? 3 : 2;
   const double dense_mlp = matrices * h * static_cast<double>(m.ffn_hidden_size);
   ParameterCount count;

@@ -91,6 +91,32 @@ TEST(ActivationMemory, MoeLoadImbalanceKeepsTheBusiestRanksExpertTensors) {
                             2.0 * static_cast<double>(even.expert_ffn_local)));
 }
 
+// A clamped gate (GPT-OSS) keeps fc1's output twice, as the clamps' input and
+// as the fused activation's clamped input: one more 16-bit copy of the
+// routed rows at fc1's width. quick_geglu without a clamp keeps what SwiGLU
+// keeps; moe_act offloaded (in host memory) holds neither.
+TEST(ActivationMemory, AClampedGateKeepsFc1sOutputTwice) {
+  ModelSpec moe = tiny_moe(2);
+  ParallelismSpec par;
+  par.dp = 2;
+  par.ep = 2;
+  const TrainingSpec t = two_short_sequences();
+  const workload::LocalDims y = workload::local_dims(moe, par, t);
+  const ActivationOptions o{true, {}};
+  const double swiglu = layer_activation_bytes(moe, y, true, Recompute::none, o);
+  moe.activation = pf::models::Activation::quick_geglu;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(moe, y, true, Recompute::none, o), swiglu);
+  moe.activation_clamp = 7.0;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(moe, y, true, Recompute::none, o) - swiglu,
+                   2.0 * static_cast<double>(y.expert_rows) * static_cast<double>(y.expert_fc1_local));
+  ActivationOptions offloaded = o;
+  offloaded.offload.modules = pf::models::OffloadModules::moe_act;
+  moe.activation_clamp = 0;
+  const double plain_offloaded = layer_activation_bytes(moe, y, true, Recompute::none, offloaded);
+  moe.activation_clamp = 7.0;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(moe, y, true, Recompute::none, offloaded), plain_offloaded);
+}
+
 // model.qk_norm: the query and key norms keep their 16-bit inputs, the
 // projection's local Q and K columns; full recomputation keeps only the
 // layer's input either way.

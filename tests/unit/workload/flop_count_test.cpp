@@ -260,6 +260,7 @@ TEST(FlopCount, ActivationsCountTheirMatrices) {
   EXPECT_DOUBLE_EQ(flops(Activation::relu), flops(Activation::gelu));
   EXPECT_DOUBLE_EQ(flops(Activation::squared_relu), flops(Activation::gelu));
   EXPECT_DOUBLE_EQ(flops(Activation::geglu), flops(Activation::swiglu));
+  EXPECT_DOUBLE_EQ(flops(Activation::quick_geglu), flops(Activation::swiglu));
   EXPECT_NEAR(flops(Activation::swiglu) - flops(Activation::gelu), 3 * B * l * 2 * s * h * ffn, 1e-6);
 }
 

@@ -343,5 +343,66 @@ TEST(MoeKernelInventory, Fp8PaddingCopiesTheExpertRowsUnlessSomethingElsePads) {
   EXPECT_EQ(pads(testing::make_plan(c)), 0);
 }
 
+// A clamped gated activation (GPT-OSS: model.activation quick_geglu,
+// activation_clamp 7) adds, before each routed experts' activation, the
+// clamps of its two halves and their concatenation (8 16-bit passes of the
+// expert width in 3 kernels) and, after the activation's backward, the
+// gradients' masks (6 passes, 2 kernels); forward, recomputed or not, one
+// more host issue (the linear offset's copy). Nothing else moves: quick_geglu
+// without a clamp is priced as SwiGLU is, op for op, but for that issue.
+TEST(MoeClampedGate, ClampsEachHalfBeforeTheActivationAndMasksTheGradients) {
+  testing::Config c;
+  c.moe = true;  // tiny_moe: SwiGLU experts
+  c.dp = 2;
+  c.ep = 2;
+  const auto plan_of = [&](pf::models::Activation a, double clamp) {
+    const WorkloadPlan base = testing::make_plan(c);
+    ModelSpec m = base.model();
+    m.activation = a;
+    m.activation_clamp = clamp;
+    return WorkloadPlan(m, base.parallelism(), base.training());
+  };
+  const std::vector<Op> swiglu = testing::ops_of(plan_of(pf::models::Activation::swiglu, 0), 0);
+  const WorkloadPlan gpt_oss_plan = plan_of(pf::models::Activation::quick_geglu, 7.0);
+  const std::vector<Op> plain = testing::ops_of(plan_of(pf::models::Activation::quick_geglu, 0), 0);
+  const std::vector<Op> clamped = testing::ops_of(gpt_oss_plan, 0);
+  const LocalDims& d = gpt_oss_plan.dims();
+  const auto elems = static_cast<std::uint64_t>(d.expert_rows * d.expert_ffn_local);
+
+  ASSERT_EQ(plain.size(), swiglu.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(plain[i].kind, swiglu[i].kind);
+    EXPECT_EQ(plain[i].bytes, swiglu[i].bytes);
+    EXPECT_EQ(plain[i].launches, swiglu[i].launches + (plain[i].kind == OpKind::expert_act_fwd ? 1 : 0));
+  }
+  int acts = 0, clamps_fwd = 0, clamps_bwd = 0;
+  for (std::size_t i = 0; i < clamped.size(); ++i) {
+    const Op& o = clamped[i];
+    if (o.kind == OpKind::expert_clamp_fwd) {
+      ++clamps_fwd;
+      EXPECT_EQ(o.bytes, 8 * 2 * elems);
+      EXPECT_EQ(o.launches, 3);
+      ASSERT_LT(i + 1, clamped.size());
+      EXPECT_EQ(clamped[i + 1].kind, OpKind::expert_act_fwd);  // the activation reads the clamped halves
+      EXPECT_EQ(clamped[i + 1].deps[0], o.id);
+      EXPECT_EQ(clamped[i + 1].recompute, o.recompute);
+    } else if (o.kind == OpKind::expert_clamp_bwd) {
+      ++clamps_bwd;
+      EXPECT_EQ(o.bytes, 6 * 2 * elems);
+      EXPECT_EQ(o.launches, 2);
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(clamped[i - 1].kind, OpKind::expert_act_bwd);
+      EXPECT_EQ(o.deps[0], clamped[i - 1].id);
+    } else if (o.kind == OpKind::expert_act_fwd) {
+      ++acts;
+      EXPECT_EQ(o.launches, 2);
+    }
+  }
+  EXPECT_EQ(clamps_fwd, acts);
+  EXPECT_EQ(clamps_bwd, acts);  // no recomputation here: one backward per forward
+  EXPECT_EQ(clamped.size(), plain.size() + 2 * static_cast<std::size_t>(acts));
+  EXPECT_GT(acts, 0);
+}
+
 }  // namespace
 }  // namespace pf::models::workload
