@@ -86,6 +86,18 @@ def bench(fn, target_s=0.03, min_reps=5, max_reps=100, warm=2):
     return t[len(t) // 2], n
 
 
+def seconds_per_call(fn, iters, warm):
+    """Wall time of one call of fn(), host and GPU together: `warm` calls, then `iters` timed."""
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / iters
+
+
 def copies_for(nbytes):
     return max(1, min(6, math.ceil(3 * L2_BYTES / max(nbytes, 1))))
 
@@ -445,14 +457,7 @@ def host(out, budget, deadline_s):
     c = torch.empty(256, device="cuda")
 
     def wall(fn, iters):
-        for _ in range(50):
-            fn()
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        torch.cuda.synchronize()
-        return (time.perf_counter() - t) / iters * 1e6
+        return seconds_per_call(fn, iters, warm=50) * 1e6
     w.row("eager_add_out", 1, f"{wall(lambda: torch.add(a, b, out=c), 20000):.3f}", "torch.add(out=) on 256 floats")
     xs = torch.randn(64, 256, device="cuda", dtype=DT)
     ws = torch.randn(256, 256, device="cuda", dtype=DT)
@@ -671,14 +676,7 @@ def moe_layer_modes(w, name, shape, budget, deadline_s, layers=4, iters=5):
             x.float().square().mean().backward()
             for t in params + [x0]:
                 t.grad = None
-        for _ in range(2):
-            run()
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(iters):
-            run()
-        torch.cuda.synchronize()
-        wall_ms = (time.perf_counter() - t) / (iters * layers) * 1e3
+        wall_ms = seconds_per_call(run, iters, warm=2) / layers * 1e3
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             run()
             torch.cuda.synchronize()

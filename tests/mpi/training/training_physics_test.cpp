@@ -834,6 +834,16 @@ TEST(TrainingPhysics, FlexDispatchCrossesToAServerOncePerToken) {
   EXPECT_NEAR(inside, 1.0, 0.02);
 }
 
+// The run at `issue_us` of host time per kernel, and the same with `off` (a
+// host sync turned off) among its overrides.
+std::pair<RunResult, RunResult> with_and_without(std::vector<std::string> overrides, double issue_us,
+                                                 const std::string& off) {
+  overrides.push_back("training.host_overhead_us=" + std::to_string(issue_us));
+  const RunResult with = run(overrides);
+  overrides.push_back(off);
+  return {with, run(overrides)};
+}
+
 // MoE with expert parallelism on a host that keeps ahead of the GPU: the host
 // still waits for the compute stream before each forward token dispatch
 // (Megatron's dropless all-to-all dispatcher reads the split sizes on the
@@ -849,11 +859,7 @@ TEST(TrainingPhysics, MoeDispatchSyncCostsOneIssuePerForwardDispatch) {
                                         "training.global_batch_size=" + std::to_string(2 * microbatches),
                                         "training.seq_length=4096", "training.host_sync_on_loss=false"};
   for (const double issue_us : {10.0, 20.0}) {
-    auto with = moe, without = moe;
-    with.push_back("training.host_overhead_us=" + std::to_string(issue_us));
-    without.push_back("training.host_overhead_us=" + std::to_string(issue_us));
-    without.push_back("training.host_sync_on_moe_dispatch=false");
-    const RunResult synced = run(with), free = run(without);
+    const auto [synced, free] = with_and_without(moe, issue_us, "training.host_sync_on_moe_dispatch=false");
     ASSERT_LT(free.host_bound_s, 1e-4);  // the host keeps ahead without the sync
     EXPECT_NEAR(synced.step_time_s - free.step_time_s, layers * microbatches * issue_us * 1e-6, 1e-9)
         << issue_us << " us per issue";
@@ -877,23 +883,16 @@ TEST(TrainingPhysics, QuickGegluSyncCostsTwoIssuesPerForwardActivation) {
                                         "training.seq_length=4096", "training.host_sync_on_loss=false",
                                         "training.host_sync_on_moe_dispatch=false"};
   for (const double issue_us : {10.0, 20.0}) {
-    auto with = moe, without = moe;
-    with.push_back("training.host_overhead_us=" + std::to_string(issue_us));
-    without.push_back("training.host_overhead_us=" + std::to_string(issue_us));
-    without.push_back("training.host_sync_on_quick_geglu=false");
-    const RunResult synced = run(with), free = run(without);
+    const auto [synced, free] = with_and_without(moe, issue_us, "training.host_sync_on_quick_geglu=false");
     ASSERT_LT(free.host_bound_s, 1e-4);  // the host keeps ahead without the sync
     EXPECT_NEAR(synced.step_time_s - free.step_time_s, layers * microbatches * 2 * issue_us * 1e-6, 1e-9)
         << issue_us << " us per issue";
   }
   // The sync follows the activation, not the model: a SwiGLU model has none to make.
   auto swiglu = moe;
-  swiglu[9] = "model.activation=swiglu";
-  auto swiglu_off = swiglu;
-  swiglu_off.push_back("training.host_sync_on_quick_geglu=false");
-  swiglu.push_back("training.host_overhead_us=10");
-  swiglu_off.push_back("training.host_overhead_us=10");
-  EXPECT_EQ(run(swiglu).step_time_s, run(swiglu_off).step_time_s);
+  swiglu.push_back("model.activation=swiglu");  // the later override wins
+  const auto [swiglu_synced, swiglu_free] = with_and_without(swiglu, 10.0, "training.host_sync_on_quick_geglu=false");
+  EXPECT_EQ(swiglu_synced.step_time_s, swiglu_free.step_time_s);
 }
 
 // training.pp_send_wait on four pipeline stages whose sends are slow (2 GB/s
