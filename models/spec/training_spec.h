@@ -305,7 +305,7 @@ struct TrainingSpec {
   // recomputed: Megatron-Core's weighted_bias_quick_geglu_impl (0d8e0714,
   // fused_bias_geglu.py) builds its linear offset with torch.tensor(...,
   // device=cuda), a blocking host-to-device copy that synchronises the stream
-  // (pytorch/pytorch#120996, #190217).
+  // (pytorch/pytorch#120996, #190217). A CUDA graph's replay has none.
   bool host_sync_on_quick_geglu = true;
   // Megatron-Core's --moe-router-padding-for-fp8: the router pads each expert's token count to the fp8
   // GEMMs' row alignment, so the grouped GEMMs need no padded copies of their rows (off by default:

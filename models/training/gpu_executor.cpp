@@ -106,8 +106,9 @@ GpuExecutor::HostSync GpuExecutor::host_sync_of(const workload::Op& op, const Ex
       (op.phase == workload::Phase::fwd || op.recompute)) {
     return HostSync::compute;
   }
-  // The activation's linear offset copied to the GPU (forward and recomputed alike).
-  if (shared.host_sync_on_quick_geglu && op.kind == OpKind::expert_act_fwd) return HostSync::compute;
+  // The activation's linear offset copied to the GPU (forward and recomputed
+  // alike), unless a CUDA graph replays the activation: the copy ran at capture.
+  if (shared.host_sync_on_quick_geglu && op.kind == OpKind::expert_act_fwd && !op.graphed) return HostSync::compute;
   return HostSync::none;
 }
 

@@ -893,6 +893,11 @@ TEST(TrainingPhysics, QuickGegluSyncCostsTwoIssuesPerForwardActivation) {
   swiglu.push_back("model.activation=swiglu");  // the later override wins
   const auto [swiglu_synced, swiglu_free] = with_and_without(swiglu, 10.0, "training.host_sync_on_quick_geglu=false");
   EXPECT_EQ(swiglu_synced.step_time_s, swiglu_free.step_time_s);
+  // Nor does a CUDA graph's replay of the MoE layer: the copy ran once, at capture.
+  auto graphed = moe;
+  graphed.push_back("training.cuda_graph_scope=[moe]");
+  const auto [graphed_synced, graphed_free] = with_and_without(graphed, 10.0, "training.host_sync_on_quick_geglu=false");
+  EXPECT_EQ(graphed_synced.step_time_s, graphed_free.step_time_s);
 }
 
 // training.pp_send_wait on four pipeline stages whose sends are slow (2 GB/s
