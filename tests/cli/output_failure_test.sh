@@ -77,20 +77,6 @@ else
   ok "--report-json LINK-TO-FIFO: the reader got report.json's bytes; link and FIFO kept"
 fi
 
-for name in - /proc/self/fd/1; do
-  run_quiet --out "$streams/b" --report-json "$name" >"$streams/stdout.json" 2>"$streams/stdout.err"
-  status=$?
-  if [[ $status -ne 0 ]]; then
-    fail "--report-json $name: exit $status: $(tail -1 "$streams/stdout.err")"
-  elif ! cmp -s "$streams/stdout.json" "$streams/b/report.json"; then
-    fail "--report-json $name: standard output is not the JSON report alone: $(head -c 200 "$streams/stdout.json")"
-  elif ! grep -q "step time" "$streams/stdout.err"; then
-    fail "--report-json $name: the text report did not move to stderr"
-  else
-    ok "--report-json $name: stdout holds the JSON report, the text report went to stderr"
-  fi
-done
-
 if mknod "$streams/full" c 1 7 2>/dev/null; then
   run_quiet --out "$streams/c" --report-json "$streams/full" >"$streams/full.log" 2>&1
   status=$?
@@ -107,42 +93,46 @@ else
   echo "skip: mknod not permitted here: the full-device case not run"
 fi
 
-# Every command's --json - / --csv -: standard output holds the file alone, the text goes to stderr.
-json_alone() {  # LABEL PYTHON_CHECK COMMAND...
-  local label=$1 check=$2
-  shift 2
+# Standard output as the output (`-`, or stdout's own file): stdout holds the
+# file alone (CHECK, a function given the captured stdout), the text for
+# people goes to stderr (a line matching STDERR_PATTERN).
+stdout_alone() {  # LABEL CHECK STDERR_PATTERN COMMAND...
+  local label=$1 check=$2 pattern=$3
+  shift 3
   timeout 120 "$@" >"$streams/cmd.out" 2>"$streams/cmd.err"
   local status=$?
   if [[ $status -ne 0 && $status -ne 3 ]]; then
     fail "$label: exit $status: $(tail -1 "$streams/cmd.err")"
-  elif ! /usr/bin/python3 -c "$check" "$streams/cmd.out" 2>>"$streams/cmd.err"; then
+  elif ! "$check" "$streams/cmd.out" 2>>"$streams/cmd.err"; then
     fail "$label: standard output is not the file alone: $(head -c 200 "$streams/cmd.out")"
-  elif [[ ! -s "$streams/cmd.err" ]]; then
+  elif ! grep -q "$pattern" "$streams/cmd.err"; then
     fail "$label: the text output did not move to stderr"
   else
-    ok "$label: standard output parses alone, the text on stderr"
+    ok "$label: standard output holds the file alone, the text on stderr"
   fi
 }
-is_json='import json, sys; json.load(open(sys.argv[1]))'
-is_csv='import csv, sys; rows = list(csv.reader(open(sys.argv[1]))); assert rows[0][:2] == ["rank", "grid_index"] and len(rows) == 3'
-json_alone "validate --json -" "$is_json" "$preflight" validate "$example" --json -
-json_alone "sweep --csv -" "$is_csv" "$preflight" sweep "$example" --vary parallelism.tp=4,8 \
-  --set simulation.network=analytical --quiet --csv -
-json_alone "collective --json -" "$is_json" "$preflight" collective --experiment "$example" --op all_reduce --gpus 8 \
-  --max-bytes 16M --quiet --json -
-json_alone "phold --json -" "$is_json" "$preflight" phold --json -
+is_json() { /usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"; }
+is_csv() {
+  /usr/bin/python3 -c 'import csv, sys; rows = list(csv.reader(open(sys.argv[1])));
+assert rows[0][:2] == ["rank", "grid_index"] and len(rows) == 3' "$1"
+}
+is_report() { cmp -s "$1" "$streams/b/report.json"; }
+is_trace() { cmp -s "$1" "$streams/trace.json"; }
 
+for name in - /proc/self/fd/1; do
+  stdout_alone "--report-json $name" is_report "step time" \
+    "$preflight" run "$example" --quiet --no-timeline --out "$streams/b" --report-json "$name"
+done
+stdout_alone "validate --json -" is_json . "$preflight" validate "$example" --json -
+stdout_alone "sweep --csv -" is_csv . "$preflight" sweep "$example" --vary parallelism.tp=4,8 \
+  --set simulation.network=analytical --quiet --csv -
+stdout_alone "collective --json -" is_json . "$preflight" collective --experiment "$example" --op all_reduce \
+  --gpus 8 --max-bytes 16M --quiet --json -
+stdout_alone "phold --json -" is_json . "$preflight" phold --json -
 timeout 120 "$preflight" run "$example" --quiet --set output.timeline_gpus=0 --out "$streams/t" >/dev/null 2>&1 \
   || fail "the run for the trace checks did not write its timeline"
 timeout 60 "$preflight" trace "$streams/t/timeline.h5" -o "$streams/trace.json" >/dev/null 2>&1
-timeout 60 "$preflight" trace "$streams/t/timeline.h5" -o - >"$streams/trace-stdout.json" 2>"$streams/trace.err"
-if ! cmp -s "$streams/trace.json" "$streams/trace-stdout.json"; then
-  fail "trace -o -: standard output differs from the trace written to a file: $(tail -1 "$streams/trace.err")"
-elif ! grep -q "^trace: .* -> -$" "$streams/trace.err"; then
-  fail "trace -o -: the summary line did not go to stderr"
-else
-  ok "trace -o -: the same bytes as trace -o FILE, the summary on stderr"
-fi
+stdout_alone "trace -o -" is_trace "^trace: .* -> -$" "$preflight" trace "$streams/t/timeline.h5" -o -
 
 # --- a full disk -----------------------------------------------------------
 tiny="$work/tiny"
