@@ -33,6 +33,34 @@ bool write_trace(const timeline::TimelineReader& reader, const TraceOptions& o, 
   return static_cast<bool>(out);
 }
 
+// Written next to the destination and renamed: a failed export leaves no
+// truncated trace.json that a viewer would half-load.
+timeline::TraceStats write_trace_staged(const timeline::TimelineReader& reader, const TraceOptions& o) {
+  const std::string temp = o.output + ".tmp";
+  timeline::TraceStats stats;
+  std::error_code ec;
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw ConfigError("-o: cannot write " + o.output);
+    bool written = false;
+    try {
+      written = write_trace(reader, o, out, stats);
+    } catch (...) {
+      out.close();
+      std::filesystem::remove(temp, ec);
+      throw;
+    }
+    if (!written) {
+      out.close();
+      std::filesystem::remove(temp, ec);
+      throw ConfigError("-o: cannot write " + o.output + " (disk full?)");
+    }
+  }
+  std::filesystem::rename(temp, o.output, ec);
+  if (ec) throw ConfigError("-o: cannot rename " + temp + " to " + o.output + ": " + ec.message());
+  return stats;
+}
+
 void export_trace(const TraceOptions& o) {
   probe_output_files({{o.output, "-o"}});
   const timeline::TimelineReader reader(o.timeline);
@@ -46,32 +74,9 @@ void export_trace(const TraceOptions& o) {
     std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
     if (!out || !write_trace(reader, o, out, stats)) throw ConfigError("-o: cannot write " + o.output);
   } else {
-    // Written next to the destination and renamed: a failed export leaves no
-    // truncated trace.json that a viewer would half-load.
-    const std::string temp = o.output + ".tmp";
-    std::error_code ec;
-    {
-      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-      if (!out) throw ConfigError("-o: cannot write " + o.output);
-      bool written = false;
-      try {
-        written = write_trace(reader, o, out, stats);
-      } catch (...) {
-        out.close();
-        std::filesystem::remove(temp, ec);
-        throw;
-      }
-      if (!written) {
-        out.close();
-        std::filesystem::remove(temp, ec);
-        throw ConfigError("-o: cannot write " + o.output + " (disk full?)");
-      }
-    }
-    std::filesystem::rename(temp, o.output, ec);
-    if (ec) throw ConfigError("-o: cannot rename " + temp + " to " + o.output + ": " + ec.message());
+    stats = write_trace_staged(reader, o);
   }
-  // On stderr when the trace itself went to stdout (a pipe into jq).
-  std::FILE* summary = destination == Destination::standard_output ? stderr : stdout;
+  std::FILE* summary = text_stream({o.output});  // stderr when the trace went to stdout (a pipe into jq)
   std::fprintf(summary, "trace: %llu events of %u GPUs -> %s\n", static_cast<unsigned long long>(stats.events),
                stats.gpus, o.output.c_str());
   std::fflush(summary);
