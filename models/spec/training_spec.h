@@ -168,18 +168,23 @@ enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 
 // Host time per kernel launch or NCCL call on an x86 host, microseconds, by
 // launch mode (hardware.node.host_overhead_scale scales it for other hosts).
-// eager: what a kernel costs the host inside an eager training step (Python
-// module code, autograd, dispatch, the launch itself), not the bare
-// cudaLaunchKernel (HolisticTraceAnalysis: 5-20 us). Measured here: an
-// autograd training step (Linear + GELU layers, fused AdamW) took 45.1 us of
-// host per GPU kernel on a virtualised Xeon, where F.linear alone took 21.9 us
-// (configs/calibration/h200/measured/host.csv); on a bare-metal DGX H100 Xeon
-// 8480C a torch.nn.Linear forward takes 13.48 us (Transformer Engine issue
-// #2053), so the step's 45.1 x 13.48 / 21.9 = 27.8 us. (The same issue's
-// te.Linear forward costs 2.7x torch's on Grace hosts: Megatron's TE modules
-// sit at or above this figure.) cuda_graph: ~1.3 us per kernel replayed from
-// a graph (RRZE-HPC/gpu-benches gpu-small-kernels, A100 and H200 with -graph).
-inline constexpr double kEagerHostOverheadUs = 28.0;
+// eager: what a kernel costs the host inside an eager Megatron-Core training
+// step (Python module code, Transformer Engine's module wrappers, autograd,
+// dispatch, the launch itself), not the bare cudaLaunchKernel
+// (HolisticTraceAnalysis: 5-20 us). Calibrated on a measured host-bound run
+// (models/compute/README.md, "The host"): Megatron-Bridge 26.02's Qwen3-30B-A3B
+// on one DGX B200 at micro-batch 1 (9,691 tokens/s/GPU; 2.8x slower per token
+// than the same GPUs and model at micro-batch 4 with HybridEP, so its GPUs wait
+// on the host) is reproduced at 41 us per kernel; two other measured Qwen3-30B
+// runs of the same tables (B200 at micro-batch 4, 16 H100) stay slower than
+// predicted at it (tests/validation/host_calibration_check.py). Plain torch modules cost
+// less: an autograd step of Linear + GELU layers took 45.1 us per kernel on
+// a virtualised Xeon where F.linear took 21.9 (configs/calibration/h200/
+// measured/host.csv) and 13.48 us on a DGX H100's Xeon 8480C (Transformer
+// Engine issue #2053): 27.8 us; that issue's te.Linear forward costs 2.7x a
+// torch.nn.Linear's on a Grace host. cuda_graph: ~1.3 us per kernel replayed
+// from a graph (RRZE-HPC/gpu-benches gpu-small-kernels, A100 and H200 with -graph).
+inline constexpr double kEagerHostOverheadUs = 41.0;
 inline constexpr double kCudaGraphHostOverheadUs = 1.3;
 
 struct ParallelismSpec {

@@ -713,9 +713,14 @@ TEST(TrainingPhysics, GraphedModulesIssueAtTheGraphRate) {
 // once on one GPU port share it in the messages' model, not in closed form.
 TEST(TrainingPhysics, CrossServerClosedFormMatchesTheMessages) {
   using workload::OpKind;
+  // The host off: this small model is bound by its host at the default issue
+  // time, and an all-to-all op's duration then holds the wait for members the
+  // host issued later, a wait the closed form and the messages book apart
+  // (at 41 us: combines -11.6 %, the same step to 0.1 %). The comparison is
+  // of the network's time.
   const std::vector<std::string> dense{"topology.nodes=2", "parallelism.pp=1", "parallelism.tp=2",
                                        "parallelism.dp=8", "model.layers=4", "training.global_batch_size=16",
-                                       "simulation.network=analytical"};
+                                       "simulation.network=analytical", "training.host_overhead_us=0"};
   std::vector<std::string> moe = dense;
   for (const char* o : {"parallelism.sequence_parallel=true", "parallelism.ep=8", "model.moe.num_experts=8",
                         "model.moe.top_k=2"})
