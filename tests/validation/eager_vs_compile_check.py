@@ -12,7 +12,6 @@ ratio must match the measured one; its absolute error is not tested here.
   /usr/bin/python3 tests/validation/eager_vs_compile_check.py --preflight build/io/cli/preflight [--tolerance 5]
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -28,10 +27,7 @@ PAIRS = [("torchtitan-benchmarks-1", "torchtitan-benchmarks-2"),   # 8 GPUs: eag
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preflight", required=True)
-    ap.add_argument("--tolerance", type=float, default=5.0, help="largest |predicted/measured ratio - 1|, percent")
-    args = ap.parse_args(argv)
+    args = check_result.parse_args(__doc__, argv, 5.0, "largest |predicted/measured ratio - 1|, percent")
     all_rows = rowlib.load_rows()
     ids = [i for pair in PAIRS for i in pair]
     rows, missing = accuracy_table.select_rows(",".join(ids), all_rows)

@@ -33,7 +33,6 @@ row's experiment with the release's settings as overrides.
   /usr/bin/python3 tests/validation/host_calibration_check.py --preflight build/io/cli/preflight [--tolerance 3]
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -76,11 +75,7 @@ PLANS = [
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preflight", required=True)
-    ap.add_argument("--tolerance", type=float, default=3.0,
-                    help="largest |signed error|, percent, of a FIT plan")
-    args = ap.parse_args(argv)
+    args = check_result.parse_args(__doc__, argv, 3.0, "largest |signed error|, percent, of a FIT plan")
     all_rows = rowlib.load_rows()
     failures = []
     for name, row_id, sets, measured, kind in PLANS:

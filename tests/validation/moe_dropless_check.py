@@ -25,7 +25,6 @@ the measured one.
   /usr/bin/python3 tests/validation/moe_dropless_check.py --preflight build/io/cli/preflight [--tolerance 0.02]
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -46,11 +45,8 @@ PAIRS = [("megatron-moe-modelzoo-qwen3-6", 295, 237, True),
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preflight", required=True)
-    ap.add_argument("--tolerance", type=float, default=0.02,
-                    help="largest |predicted - measured| dropless/forced step-time ratio")
-    args = ap.parse_args(argv)
+    args = check_result.parse_args(__doc__, argv, 0.02,
+                                   "largest |predicted - measured| dropless/forced step-time ratio")
     rows, missing = accuracy_table.select_rows(",".join(p[0] for p in PAIRS), rowlib.load_rows())
     if missing:
         print(f"FAIL: rows not in the data set: {missing}")

@@ -17,7 +17,6 @@ each model's predicted ratio within MAX_RATIO_ERROR of the measured one.
   /usr/bin/python3 tests/validation/mpt_fsdp_scaling_check.py --preflight build/io/cli/preflight
 """
 
-import argparse
 import csv
 import sys
 import tempfile
@@ -35,9 +34,7 @@ MAX_RATIO_ERROR = 5.0  # percent
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preflight", required=True)
-    args = ap.parse_args(argv)
+    args = check_result.parse_args(__doc__, argv)
     runs = defaultdict(list)  # model -> [(gpus, measured s, predicted s)]
     with tempfile.TemporaryDirectory() as work, DATA.open() as f:
         for r in csv.DictReader(f):

@@ -30,7 +30,6 @@ longest runs by +21 to +29 % (A100) and +44 to +55 % (H100).
   /usr/bin/python3 tests/validation/mpt_triton_sweep_check.py --preflight build/io/cli/preflight
 """
 
-import argparse
 import csv
 import re
 import statistics
@@ -145,9 +144,7 @@ def check_sweep(name, data, hardware, preflight, work):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preflight", required=True)
-    args = ap.parse_args(argv)
+    args = check_result.parse_args(__doc__, argv)
     failures = []
     with tempfile.TemporaryDirectory() as work:
         for name, data, hardware in SWEEPS:
