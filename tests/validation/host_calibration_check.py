@@ -35,6 +35,7 @@ row's experiment with the release's settings as overrides.
 
 import sys
 from pathlib import Path
+from statistics import mean
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -49,12 +50,8 @@ SEQ = 4096
 
 
 def step_s(gbs, gpus, tokens_per_s_per_gpu):
-    """Measured step time from the tables' throughput: GBS x 4,096 tokens over the GPUs' rate."""
-    return gbs * SEQ / (gpus * tokens_per_s_per_gpu)
-
-
-def mean(xs):
-    return sum(xs) / len(xs)
+    """Measured step time from the tables' throughput at their 4,096-token sequences."""
+    return rowlib.step_from_tokens_per_s(gbs, SEQ, gpus, tokens_per_s_per_gpu)
 
 
 # (name, validation row whose experiment it starts from, overrides, measured step s, FIT or BOUND)

@@ -394,13 +394,18 @@ def flops_per_step(row):
     raise ValueError(f"{row.id}: no FLOPs convention for source {src}")
 
 
+def step_from_tokens_per_s(global_batch, seq_length, gpus, tokens_per_s_per_gpu):
+    """A step's time from a throughput in tokens/s per GPU: the global batch's tokens over all GPUs' rate."""
+    return global_batch * seq_length / (gpus * tokens_per_s_per_gpu)
+
+
 def measured_step_s(row):
     r = row.raw
     B, s = int(r["global_batch"]), int(r["seq_length"])
     if row.unit == "iteration_s":
         return row.value
     if row.unit == "tokens_per_s_per_gpu":
-        return B * s / (row.gpus * row.value)
+        return step_from_tokens_per_s(B, s, row.gpus, row.value)
     if row.unit == "tflops_per_gpu":
         return flops_per_step(row) / (row.gpus * row.value * 1e12)
     if row.unit == "mfu":
