@@ -221,6 +221,7 @@ models::TrainingSpec parse_training(const ConfigNode& node) {
   const double launch_default =
       t.launch == models::KernelLaunch::eager ? models::kEagerHostOverheadUs : models::kCudaGraphHostOverheadUs;
   t.host_overhead_us = r.get_double_or("host_overhead_us", launch_default, NumberRange::non_negative());
+  t.host_inner_launch_us = r.get_double_or("host_inner_launch_us", models::kInnerLaunchHostUs, NumberRange::non_negative());
   t.host_sync_on_loss = r.get_bool_or("host_sync_on_loss", true);
   t.host_sync_on_moe_dispatch = r.get_bool_or("host_sync_on_moe_dispatch", true);
   t.host_sync_on_quick_geglu = r.get_bool_or("host_sync_on_quick_geglu", true);

@@ -137,7 +137,7 @@ struct NodeSpec {
   double host_memory_gb = 0;
   // The server's host CPU: how much longer than on the x86 hosts
   // training.host_overhead_us describes it takes to issue one kernel
-  // (models/compute/README.md, "The host"; Grace-hosted presets 1.3-1.45).
+  // (models/compute/README.md, "The host"; Grace-hosted presets 1.14-1.27).
   double host_overhead_scale = 1.0;
 };
 

@@ -48,6 +48,7 @@ GpuExecutor::PendingOp::PendingOp(const workload::Op& op)
       phase(op.phase),
       dep_count(op.dep_count),
       launches(op.launches),
+      inner_launches(op.inner_launches),
       graphed(op.graphed),
       copy_engine(op.copy_engine),
       layer(op.layer),
@@ -74,6 +75,7 @@ workload::Op GpuExecutor::PendingOp::op() const {
   o.flops = flops;
   o.dep_count = dep_count;
   o.launches = launches;
+  o.inner_launches = inner_launches;
   o.graphed = graphed;
   o.copy_engine = copy_engine;
   o.deps = deps;
@@ -127,7 +129,8 @@ void GpuExecutor::release_host_sync(core::SimTime now, const ExecutionShared& sh
 }
 
 core::SimTime GpuExecutor::issue_time(const PendingOp& p, const ExecutionShared& shared) {
-  return core::SimTime::from_ps((p.graphed ? shared.graph_overhead : shared.host_overhead).ps * p.launches);
+  if (p.graphed) return core::SimTime::from_ps(shared.graph_overhead.ps * (p.launches + p.inner_launches));
+  return core::SimTime::from_ps(shared.host_overhead.ps * p.launches + shared.inner_launch_overhead.ps * p.inner_launches);
 }
 
 bool GpuExecutor::issued(core::LpContext& engine, const PendingOp& p) {

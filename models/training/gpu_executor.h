@@ -97,6 +97,7 @@ struct ExecutionShared {
   double host_link_bytes_per_s = 0;
   core::SimTime host_overhead;    // host time to issue one op; zero = no host model
   core::SimTime graph_overhead;   // the same for a kernel replayed from a CUDA graph (Op::graphed)
+  core::SimTime inner_launch_overhead;  // a kernel compiled code launches inside an op's call (Op::inner_launches)
   bool host_sync_on_loss = false;
   bool host_sync_on_moe_dispatch = false;  // before each forward EP dispatch, on the compute stream
   bool host_sync_on_quick_geglu = false;   // before each routed experts' activation (forward, recomputed)
@@ -169,6 +170,7 @@ class GpuExecutor {
     std::uint8_t waiting = 0;   // dependencies not yet done
     std::uint8_t dep_count = 0;
     std::uint16_t launches = 1;  // host issues (workload::Op::launches)
+    std::uint16_t inner_launches = 0;  // compiled launches inside its call (workload::Op::inner_launches)
     bool graphed = false;        // replayed from a CUDA graph (workload::Op::graphed)
     bool copy_engine = false;    // a collective on the copy engines: no NCCL channels (workload::Op::copy_engine)
     CostBasis basis = CostBasis::roofline_only;  // compute ops
@@ -207,7 +209,9 @@ class GpuExecutor {
   enum class HostSync : std::uint8_t { none, full, compute };
   static HostSync host_sync_of(const workload::Op& op, const ExecutionShared& shared);
   void release_host_sync(core::SimTime now, const ExecutionShared& shared);
-  // Host time to issue p: one host_overhead per kernel it launches.
+  // Host time to issue p: one host_overhead per kernel it launches, one
+  // inner_launch_overhead per kernel its call launches from compiled code
+  // (a graph replays either at graph_overhead).
   static core::SimTime issue_time(const PendingOp& p, const ExecutionShared& shared);
   // False (and a wake-up event scheduled) while the host has not issued p.
   bool issued(core::LpContext& engine, const PendingOp& p);

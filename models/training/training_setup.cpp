@@ -124,6 +124,8 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   // A graph's kernels replay at the graph's per-kernel time, never dearer than an eager issue.
   shared_.graph_overhead = core::SimTime::from_seconds(std::min(kCudaGraphHostOverheadUs, e.training.host_overhead_us) *
                                                        e.hardware.node.host_overhead_scale * 1e-6);
+  shared_.inner_launch_overhead = core::SimTime::from_seconds(
+      std::min(e.training.host_inner_launch_us, e.training.host_overhead_us) * e.hardware.node.host_overhead_scale * 1e-6);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.promises = e.simulation.lookahead == Lookahead::dynamic;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;

@@ -284,6 +284,7 @@ void GpuProgram::emit_template(const OpTemplate& t, Op& op) {
   op.bytes = t.bytes;
   op.shape = t.shape;
   op.launches = t.launches;
+  op.inner_launches = t.inner_launches;
   op.graphed = t.graphed;
   op.copy_engine = t.copy_engine;
   op.template_index = plan_->template_index(*pass_.unit, pass_.op_index);

@@ -176,6 +176,11 @@ struct Op {
   // one (a TE GroupedLinear runs one cuBLAS GEMM per local expert; a router's
   // top-k and aux-loss arithmetic is a dozen small kernels priced as one op).
   std::uint16_t launches = 1;
+  // Kernels the op's one framework call launches from compiled code, beyond
+  // `launches` (Transformer Engine's split_quantize casts a grouped GEMM's
+  // inputs expert by expert in a C++ loop): each costs a compiled launch
+  // (training.host_inner_launch_us), not a framework op's issue.
+  std::uint16_t inner_launches = 0;
   // Part of a module captured in a CUDA graph (training.cuda_graph_scope):
   // its launches cost the graph's per-kernel time, not an eager issue.
   bool graphed = false;

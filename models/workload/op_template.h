@@ -47,6 +47,7 @@ struct OpTemplate {
   std::int64_t grad_elems = 0;
   ParamClass grad_class = ParamClass::dense;
   std::uint16_t launches = 1;  // host issues (Op::launches)
+  std::uint16_t inner_launches = 0;  // compiled launches inside the op's call (Op::inner_launches)
   bool graphed = false;        // replayed from a CUDA graph (Op::graphed)
   bool copy_engine = false;    // a collective on the copy engines (Op::copy_engine)
   // Host copies of a module's input (training.offload_modules): which tensor

@@ -28,7 +28,9 @@ int UnitBuilder::input_quantize(OpKind kind, std::int64_t groups, std::int64_t M
                                 std::initializer_list<DepRef> deps) {
   if (style_.fp8_quantize_bytes <= 0 || !quantizes_input(kind)) return -1;
   const int quantize = rows(OpKind::fp8_quantize, groups * M, K, style_.fp8_quantize_bytes / 2.0, 1, deps);
-  set_launches(quantize, fp8_quantize_kernels(style_.fp8_recipe, groups));
+  // One framework call (TE's quantize / split_quantize); its kernels beyond the
+  // first are launched by TE's C++ loop (precision.h, fp8_quantize_kernels).
+  set_launches(quantize, 1, fp8_quantize_kernels(style_.fp8_recipe, groups) - 1);
   return quantize;
 }
 
@@ -131,9 +133,12 @@ void UnitBuilder::mark_graphed(int first, int end) {
   for (int i = first; i < end; ++i) unit_.ops[static_cast<std::size_t>(i)].graphed = true;
 }
 
-void UnitBuilder::set_launches(int op, std::int64_t launches) {
+void UnitBuilder::set_launches(int op, std::int64_t launches, std::int64_t inner) {
   if (launches < 1 || launches > 0xffff) throw SimulationError("workload: an op's kernel launches must be in [1, 65535]");
-  unit_.ops[static_cast<std::size_t>(op)].launches = static_cast<std::uint16_t>(launches);
+  if (inner < 0 || inner > 0xffff) throw SimulationError("workload: an op's inner launches must be in [0, 65535]");
+  OpTemplate& t = unit_.ops[static_cast<std::size_t>(op)];
+  t.launches = static_cast<std::uint16_t>(launches);
+  t.inner_launches = static_cast<std::uint16_t>(inner);
 }
 
 int UnitBuilder::collective(OpKind kind, GroupKind group, std::int64_t bytes, std::initializer_list<DepRef> deps) {

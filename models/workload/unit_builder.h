@@ -89,8 +89,9 @@ class UnitBuilder {
 
   // The collective `op` runs on the copy engines (OpTemplate::copy_engine).
   void set_copy_engine(int op) { unit_.ops[static_cast<std::size_t>(op)].copy_engine = true; }
-  // The op issues `launches` kernels (OpTemplate::launches): host time for each.
-  void set_launches(int op, std::int64_t launches);
+  // The op issues `launches` kernels (OpTemplate::launches): host time for
+  // each; `inner` more from compiled code inside its call (OpTemplate::inner_launches).
+  void set_launches(int op, std::int64_t launches, std::int64_t inner = 0);
   // Ops [first, end) re-run a forward the backward needs (recomputation).
   void mark_recompute(int first, int end);
   // Ops [first, end) belong to a module captured in a CUDA graph.

@@ -3,6 +3,7 @@
 // forms, compute scaling with peak FLOPs, and what DP gradient overlap hides.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -549,17 +550,20 @@ TEST(TrainingPhysics, RingExchangeGathersTakeNoSmsFromTheirGemms) {
   }
 }
 
-// Kernels GPU `gpu` launches in a step: what its host issues.
-std::int64_t host_issues(const ExperimentSpec& e, int gpu, std::int64_t* ops = nullptr) {
+// Kernels GPU `gpu` launches in a step: what its host issues (and, in
+// `inner`, the kernels compiled code launches inside those calls).
+std::int64_t host_issues(const ExperimentSpec& e, int gpu, std::int64_t* ops = nullptr, std::int64_t* inner = nullptr) {
   workload::WorkloadPlan plan(e);
   workload::GpuProgram program(plan, gpu);
   workload::Op op;
-  std::int64_t launches = 0, count = 0;
+  std::int64_t launches = 0, count = 0, inside = 0;
   while (program.next(op)) {
     launches += op.launches;
+    inside += op.inner_launches;
     ++count;
   }
   if (ops) *ops = count;
+  if (inner) *inner = inside;
   return launches;
 }
 
@@ -614,19 +618,23 @@ TEST(TrainingPhysics, HostBoundTinyModelRunsAtTheIssueRate) {
   EXPECT_EQ(run(free_host).host_bound_s, 0.0);
 }
 
+// A tiny MoE model with expert parallelism on one two-GPU server (4 local
+// experts per GPU): small enough for a slow host to bind every kernel.
+std::vector<std::string> tiny_moe() {
+  return {"topology.nodes=1", "hardware.node.gpus_per_node=2", "hardware.node.nics_per_node=2", "parallelism.pp=1",
+          "parallelism.dp=2", "parallelism.ep=2", "model.moe.num_experts=8", "model.moe.top_k=2",
+          "model.moe.expert_ffn_hidden_size=512", "model.layers=2", "model.hidden_size=256",
+          "model.ffn_hidden_size=1024", "model.num_attention_heads=4", "model.num_kv_heads=4", "model.vocab_size=512",
+          "training.global_batch_size=4", "training.seq_length=128"};
+}
+
 // The same on a tiny MoE model with expert parallelism: the host issues every
 // kernel, one per local expert in each grouped GEMM and each of the routing's
 // small kernels, so the host-bound step is the launches (not the ops) times
 // the issue time; a slower host CPU (hardware.node.host_overhead_scale, e.g.
 // a Grace host) stretches it by its factor.
 TEST(TrainingPhysics, HostBoundMoeStepIsEveryKernelLaunchTimesTheIssueTime) {
-  const std::vector<std::string> tiny = {"topology.nodes=1", "hardware.node.gpus_per_node=2",
-                                         "hardware.node.nics_per_node=2", "parallelism.pp=1", "parallelism.dp=2",
-                                         "parallelism.ep=2", "model.moe.num_experts=8", "model.moe.top_k=2",
-                                         "model.moe.expert_ffn_hidden_size=512", "model.layers=2",
-                                         "model.hidden_size=256", "model.ffn_hidden_size=1024",
-                                         "model.num_attention_heads=4", "model.num_kv_heads=4", "model.vocab_size=512",
-                                         "training.global_batch_size=4", "training.seq_length=128"};
+  const std::vector<std::string> tiny = tiny_moe();
   std::int64_t ops = 0;
   const std::int64_t launches = host_issues(config::load_experiment(kExperiment, tiny), 0, &ops);
   ASSERT_GT(launches, ops + ops / 3);  // 4 local experts: launches the op count alone would miss
@@ -639,6 +647,29 @@ TEST(TrainingPhysics, HostBoundMoeStepIsEveryKernelLaunchTimesTheIssueTime) {
     const double expected = static_cast<double>(launches) * issue_us * scale * 1e-6;
     EXPECT_NEAR(r.step_time_s, expected, 0.03 * expected) << launches << " launches, " << ops << " ops, x" << scale;
     EXPECT_EQ(r.dominant_op_type, "host");
+  }
+}
+
+// fp8 under current (tensorwise) scaling: Transformer Engine casts each local
+// expert's input in its own amax and cast kernels, launched by split_quantize's
+// C++ loop inside one call. On the host-bound tiny MoE model the step is then
+// the framework's launches x training.host_overhead_us plus those inner
+// launches x training.host_inner_launch_us (never dearer than a launch).
+TEST(TrainingPhysics, HostBoundFp8MoeStepPricesTeLoopLaunchesAtTheirOwnRate) {
+  std::vector<std::string> tiny = tiny_moe();
+  tiny.push_back("hardware=" + std::string(PF_SOURCE_ROOT) + "/configs/hardware/h100-sxm-80gb.yaml");  // fp8 peaks
+  for (const char* o : {"hardware.node.gpus_per_node=2", "hardware.node.nics_per_node=2", "training.dtype=fp8",
+                        "training.fp8_recipe=tensorwise", "training.host_overhead_us=500"})
+    tiny.push_back(o);
+  std::int64_t inner = 0;
+  const std::int64_t launches = host_issues(config::load_experiment(kExperiment, tiny), 0, nullptr, &inner);
+  ASSERT_GT(inner, launches / 10);  // 4 local experts, 2 kernels each per cast: 7 inner launches a cast
+  for (const double inner_us : {0.0, 100.0, 500.0, 2000.0}) {
+    auto o = tiny;
+    o.push_back("training.host_inner_launch_us=" + std::to_string(inner_us));
+    const RunResult r = run(o);
+    const double expected = (static_cast<double>(launches) * 500.0 + inner * std::min(inner_us, 500.0)) * 1e-6;
+    EXPECT_NEAR(r.step_time_s, expected, 0.03 * expected) << launches << " + " << inner << " inner at " << inner_us;
   }
 }
 
@@ -665,14 +696,8 @@ std::int64_t graphed_issues(const ExperimentSpec& e, int gpu, std::set<workload:
 // their all-gather, attn the attention block; never the experts.
 TEST(TrainingPhysics, GraphedModulesIssueAtTheGraphRate) {
   using workload::OpKind;
-  std::vector<std::string> tiny = {"topology.nodes=1", "hardware.node.gpus_per_node=2",
-                                   "hardware.node.nics_per_node=2", "parallelism.pp=1", "parallelism.dp=2",
-                                   "parallelism.ep=2", "model.moe.num_experts=8", "model.moe.top_k=2",
-                                   "model.moe.expert_ffn_hidden_size=512", "model.layers=2",
-                                   "model.hidden_size=256", "model.ffn_hidden_size=1024",
-                                   "model.num_attention_heads=4", "model.num_kv_heads=4", "model.vocab_size=512",
-                                   "training.global_batch_size=4", "training.seq_length=128",
-                                   "training.host_overhead_us=500"};
+  std::vector<std::string> tiny = tiny_moe();
+  tiny.push_back("training.host_overhead_us=500");
   const std::int64_t launches = host_issues(config::load_experiment(kExperiment, tiny), 0);
   const RunResult eager = run(tiny);
   tiny.push_back("training.cuda_graph_scope=[attn, moe_router, moe_preprocess]");
@@ -716,7 +741,7 @@ TEST(TrainingPhysics, CrossServerClosedFormMatchesTheMessages) {
   // The host off: this small model is bound by its host at the default issue
   // time, and an all-to-all op's duration then holds the wait for members the
   // host issued later, a wait the closed form and the messages book apart
-  // (at 41 us: combines -11.6 %, the same step to 0.1 %). The comparison is
+  // (at 41 us per kernel: combines -11.6 %, the same step to 0.1 %). The comparison is
   // of the network's time.
   const std::vector<std::string> dense{"topology.nodes=2", "parallelism.pp=1", "parallelism.tp=2",
                                        "parallelism.dp=8", "model.layers=4", "training.global_batch_size=16",
