@@ -119,13 +119,15 @@ TrainingSetup::TrainingSetup(const ExperimentSpec& e, TrainingWorkload workload)
   }
   shared_.comm_overhead = core::SimTime::from_us(e.hardware.gpu.efficiency.communication_overhead_us);
   shared_.host_link_bytes_per_s = e.hardware.node.host_link() * 1e9;
-  shared_.host_overhead =
-      core::SimTime::from_seconds(e.training.host_overhead_us * e.hardware.node.host_overhead_scale * 1e-6);
-  // A graph's kernels replay at the graph's per-kernel time, never dearer than an eager issue.
-  shared_.graph_overhead = core::SimTime::from_seconds(std::min(kCudaGraphHostOverheadUs, e.training.host_overhead_us) *
-                                                       e.hardware.node.host_overhead_scale * 1e-6);
-  shared_.inner_launch_overhead = core::SimTime::from_seconds(
-      std::min(e.training.host_inner_launch_us, e.training.host_overhead_us) * e.hardware.node.host_overhead_scale * 1e-6);
+  // Per-kernel host times on this server's host CPU; a graph's replay and a
+  // launch inside a call are never dearer than an eager issue.
+  const auto on_host = [&](double us) {
+    return core::SimTime::from_seconds(std::min(us, e.training.host_overhead_us) * e.hardware.node.host_overhead_scale *
+                                       1e-6);
+  };
+  shared_.host_overhead = on_host(e.training.host_overhead_us);
+  shared_.graph_overhead = on_host(kCudaGraphHostOverheadUs);
+  shared_.inner_launch_overhead = on_host(e.training.host_inner_launch_us);
   shared_.host_sync_on_loss = e.training.host_sync_on_loss;
   shared_.promises = e.simulation.lookahead == Lookahead::dynamic;
   shared_.host_sync_on_moe_dispatch = e.training.host_sync_on_moe_dispatch;
